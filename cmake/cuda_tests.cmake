@@ -1,0 +1,54 @@
+# cuda_tests.cmake - CUDA programs run under the preload, as ctests.
+#
+# Each tests/cuda/<name>.cu is compiled by nvcc with -cudart shared (static
+# cudart cannot be interposed) into one or more variants and registered as
+# ctest "cuda.<name>[.<variant>]", run with LD_PRELOAD=libtorchfl.so.
+# A line "// tfl-variants: <v> ..." in the file selects variants; default
+# "sass" only.  Variants:
+#   sass    -arch=sm_80 (SASS sm_80 + PTX compute_80, nvcc's default zstd)
+#   ptx     -gencode arch=compute_80,code=compute_80 (PTX only)
+#   zstd    -Xfatbin -compress-all -compress-mode=size
+#   lz4     -Xfatbin -compress-all -compress-mode=speed
+#   nocomp  -Xfatbin -compress=false
+# A line "// tfl-expect-fail" marks a program that must exit non-zero.
+set(TFL_NVCC_FLAGS -O2 -cudart shared -Wno-deprecated-gpu-targets
+    -I${CMAKE_SOURCE_DIR}/tests/cuda)
+set(TFL_VARIANT_sass   -arch=sm_80)
+set(TFL_VARIANT_ptx    -gencode arch=compute_80,code=compute_80)
+set(TFL_VARIANT_zstd   -arch=sm_80 -Xfatbin -compress-all -Xfatbin -compress-mode=size)
+set(TFL_VARIANT_lz4    -arch=sm_80 -Xfatbin -compress-all -Xfatbin -compress-mode=speed)
+set(TFL_VARIANT_nocomp -arch=sm_80 -Xfatbin -compress=false)
+
+function(tfl_add_cuda_program src)
+  get_filename_component(name ${src} NAME_WE)
+  file(STRINGS ${src} vline REGEX "tfl-variants:")
+  set(variants sass)
+  if(vline)
+    string(REGEX REPLACE ".*tfl-variants:[ ]*" "" vline "${vline}")
+    string(REPLACE " " ";" variants "${vline}")
+  endif()
+  list(LENGTH variants nvar)
+  foreach(v ${variants})
+    if(nvar GREATER 1)
+      set(tname ${name}.${v})
+    else()
+      set(tname ${name})
+    endif()
+    set(out ${CMAKE_BINARY_DIR}/tests/cuda/${tname})
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${NVCC} ${TFL_NVCC_FLAGS} ${TFL_VARIANT_${v}} -o ${out} ${src}
+      DEPENDS ${src} ${CMAKE_SOURCE_DIR}/tests/cuda/check.h
+      COMMENT "nvcc ${tname}" VERBATIM)
+    add_custom_target(cuda_${tname} ALL DEPENDS ${out})
+    add_test(NAME cuda.${tname} COMMAND ${out})
+    set_tests_properties(cuda.${tname} PROPERTIES
+      ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:torchfl>;TORCHFL_CONFIG=/dev/null"
+      TIMEOUT 300)
+  endforeach()
+endfunction()
+
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tests/cuda)
+file(GLOB TFL_CUDA_PROGRAMS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cuda/*.cu)
+foreach(src ${TFL_CUDA_PROGRAMS})
+  tfl_add_cuda_program(${src})
+endforeach()

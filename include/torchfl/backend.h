@@ -1,0 +1,211 @@
+/*
+ * torchfl/backend.h - the versioned ABI between torchfl and a backend.
+ *
+ * A backend is a shared object named libtorchfl-<name>.so that exports
+ * one function, TORCHFL_BACKEND_ENTRY, returning a tfl_backend table.
+ * The host backend is built into libtorchfl.so and registers through the
+ * very same table, so nothing here is host-specific.
+ *
+ * A backend implements devices, memory, streams, events and *ops*
+ * (gemm, add, softmax, ...).  It never sees PTX, CUDA handles or CUDA
+ * error codes: torchfl translates those above this line.  Anything a
+ * backend does not support (op_supported() returns 0) is run by the host
+ * executor according to the fallback policy.
+ *
+ * Compatibility rules:
+ *  - abi_version is bumped when a field changes meaning or moves.
+ *  - New function pointers are only appended; struct_size tells torchfl
+ *    how much of the table a plugin filled, so an older plugin keeps
+ *    working with a newer torchfl (missing entries read as NULL).
+ */
+#ifndef TORCHFL_BACKEND_H
+#define TORCHFL_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFL_BACKEND_ABI_VERSION 1u
+#define TORCHFL_BACKEND_ENTRY "torchfl_backend_entry"
+
+/* Status codes shared by every backend entry point. */
+typedef enum tfl_status {
+    TFL_OK = 0,
+    TFL_ERR_UNSUPPORTED = 1, /* op or call not implemented by this backend */
+    TFL_ERR_NOMEM = 2,       /* allocation failed or over the limit       */
+    TFL_ERR_INVALID = 3,     /* bad argument                              */
+    TFL_ERR_DEVICE = 4,      /* device fault (e.g. illegal address)       */
+    TFL_ERR_NOT_READY = 5,   /* async work still pending (queries)        */
+    TFL_ERR_UNAVAILABLE = 6, /* runtime/driver missing or no device       */
+    TFL_ERR_INTERNAL = 7
+} tfl_status;
+
+/* Element types of op operands. */
+typedef enum tfl_dtype {
+    TFL_DT_F32 = 0,
+    TFL_DT_F64,
+    TFL_DT_F16,
+    TFL_DT_BF16,
+    TFL_DT_C64,  /* complex float  */
+    TFL_DT_C128, /* complex double */
+    TFL_DT_I8,
+    TFL_DT_U8,
+    TFL_DT_I32,
+    TFL_DT_I64,
+    TFL_DT_BOOL,
+    TFL_DT_COUNT
+} tfl_dtype;
+
+/* What a backend says about one device. */
+typedef struct tfl_device_info {
+    char name[256];
+    uint64_t total_mem;      /* bytes the backend can give torchfl   */
+    int cc_major, cc_minor;  /* 0 = let torchfl choose (config)      */
+    int multiprocessors;     /* compute units                        */
+    int clock_khz;
+    int mem_clock_khz;
+    int mem_bus_width;
+    int l2_cache_bytes;
+    int integrated;          /* shares memory with the host          */
+    int pci_bus, pci_device, pci_domain;
+    uint8_t uuid[16];
+} tfl_device_info;
+
+typedef struct tfl_stream_s *tfl_stream; /* backend-owned; NULL = default */
+typedef struct tfl_event_s *tfl_event;
+
+typedef enum tfl_copy_dir {
+    TFL_COPY_H2D = 1,
+    TFL_COPY_D2H = 2,
+    TFL_COPY_D2D = 3,
+    TFL_COPY_H2H = 4
+} tfl_copy_dir;
+
+/* ------------------------------------------------------------------ ops */
+
+typedef enum tfl_op_kind {
+    TFL_OP_NONE = 0,
+    TFL_OP_GEMM = 1,
+    /* elementwise, reductions, softmax, ... are appended by later issues */
+    TFL_OP_KIND_COUNT
+} tfl_op_kind;
+
+typedef enum tfl_epilogue {
+    TFL_EPI_NONE = 0,
+    TFL_EPI_BIAS = 1,       /* D += bias (per row of D, i.e. length m)   */
+    TFL_EPI_RELU = 2,
+    TFL_EPI_RELU_BIAS = 3,
+    TFL_EPI_GELU = 4,       /* tanh approximation, as cuBLASLt           */
+    TFL_EPI_GELU_BIAS = 5,
+    TFL_EPI_DGELU = 6,      /* gradient forms: multiply by gelu'(aux)    */
+    TFL_EPI_DGELU_BGRAD = 7,
+    TFL_EPI_BGRADA = 8,     /* bias gradient reductions                  */
+    TFL_EPI_BGRADB = 9,
+    TFL_EPI_GELU_AUX = 10,  /* gelu, also store the pre-activation      */
+    TFL_EPI_GELU_AUX_BIAS = 11,
+    TFL_EPI_DRELU = 12,
+    TFL_EPI_DRELU_BGRAD = 13,
+    TFL_EPI_RELU_AUX = 14,
+    TFL_EPI_RELU_AUX_BIAS = 15
+} tfl_epilogue;
+
+typedef enum tfl_compute {
+    TFL_COMPUTE_32F = 0,
+    TFL_COMPUTE_32F_FAST_TF32,
+    TFL_COMPUTE_32F_FAST_16F,
+    TFL_COMPUTE_32F_FAST_16BF,
+    TFL_COMPUTE_16F,
+    TFL_COMPUTE_64F,
+    TFL_COMPUTE_32I
+} tfl_compute;
+
+/*
+ * D[b] = epilogue(alpha * op(A[b]) * op(B[b]) + beta * C[b])
+ * Column-major, as BLAS.  alpha/beta point at host scalars of the compute
+ * precision (float for 32F/16F computes, double for 64F, pairs for complex).
+ * beta == 0 means C is not read at all (NaN in C must not leak).
+ */
+typedef struct tfl_gemm_op {
+    int trans_a, trans_b;    /* 0 = N, 1 = T, 2 = C (conjugate transpose) */
+    int64_t m, n, k;
+    tfl_dtype type_a, type_b, type_c, type_d;
+    tfl_compute compute;
+    const void *a; int64_t lda; int64_t stride_a;
+    const void *b; int64_t ldb; int64_t stride_b;
+    const void *c; int64_t ldc; int64_t stride_c;
+    void *d;       int64_t ldd; int64_t stride_d;
+    int64_t batch;           /* >= 1                                      */
+    /* pointer-array batching (GemmBatchedEx): if set, a/b/c/d are ignored */
+    const void *const *a_array, *const *b_array, *const *c_array;
+    void *const *d_array;
+    const void *alpha, *beta;
+    tfl_epilogue epilogue;
+    const void *bias; tfl_dtype bias_type;
+    void *aux; int64_t ld_aux; tfl_dtype aux_type;
+} tfl_gemm_op;
+
+typedef struct tfl_op {
+    tfl_op_kind kind;
+    const char *name;        /* short name for statistics, e.g. "gemm"   */
+    union {
+        tfl_gemm_op gemm;
+    } u;
+} tfl_op;
+
+/* --------------------------------------------------- services to plugins */
+
+/* What torchfl lends a backend: logging and config lookups. */
+typedef struct tfl_host_api {
+    uint32_t abi_version;
+    void (*log)(int level, const char *fmt, ...);
+    /* value of a config key ("host.threads", "mem.pool_size"...) or NULL */
+    const char *(*config)(const char *key);
+} tfl_host_api;
+
+/* ------------------------------------------------------- the table */
+
+typedef struct tfl_backend {
+    uint32_t abi_version;    /* TFL_BACKEND_ABI_VERSION it was built for  */
+    uint32_t struct_size;    /* sizeof(tfl_backend) it was built with     */
+    const char *name;        /* "host", "ascend", ...                      */
+    int priority;            /* FL_BACKEND=auto picks the highest ready    */
+
+    /* Cheap check: is the runtime/driver present and a device visible?
+     * Fills a one-line reason when not.  Must not allocate devices. */
+    int (*probe)(char *why, size_t why_len);
+    tfl_status (*init)(const tfl_host_api *host);
+    void (*fini)(void);
+
+    int (*device_count)(void);
+    tfl_status (*device_info)(int dev, tfl_device_info *out);
+
+    /* Large segments for torchfl's pool; torchfl sub-allocates. */
+    tfl_status (*mem_alloc)(int dev, size_t size, void **ptr);
+    tfl_status (*mem_free)(int dev, void *ptr, size_t size);
+    tfl_status (*memcpy)(void *dst, const void *src, size_t n,
+                         tfl_copy_dir dir, tfl_stream s);
+    tfl_status (*memset)(void *dst, int value, size_t n, tfl_stream s);
+    /* Nonzero when device memory is directly host-addressable. */
+    int (*host_addressable)(int dev);
+
+    tfl_status (*stream_create)(int dev, tfl_stream *out);
+    tfl_status (*stream_destroy)(tfl_stream s);
+    tfl_status (*stream_sync)(tfl_stream s);
+    tfl_status (*stream_query)(tfl_stream s);
+
+    int (*op_supported)(const tfl_op *op);
+    tfl_status (*op_run)(const tfl_op *op, tfl_stream s);
+
+    /* Collectives (all_reduce, ...) arrive with the NCCL issue. */
+    void *reserved[16];
+} tfl_backend;
+
+typedef const tfl_backend *(*tfl_backend_entry_fn)(uint32_t torchfl_abi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TORCHFL_BACKEND_H */
