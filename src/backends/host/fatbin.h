@@ -1,0 +1,57 @@
+/*
+ * fatbin.h - read what nvcc embeds in a binary: the fatbin wrapper, the
+ * fatbin container(s) and their entries (PTX text or cubin ELF), with
+ * zstd and LZ4 decompression.
+ *
+ * Only reads; never trusts a size it has not checked against the bytes it
+ * was given.  Used lazily by the host executor at a module's first launch.
+ */
+#ifndef TFL_FATBIN_H
+#define TFL_FATBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TFL_FATBIN_WRAPPER_MAGIC 0x466243B1u
+#define TFL_FATBIN_MAGIC 0xBA55ED50u
+
+typedef enum tfl_fatbin_kind { TFL_FB_PTX = 1, TFL_FB_ELF = 2 } tfl_fatbin_kind;
+typedef enum tfl_fatbin_comp {
+    TFL_FB_COMP_NONE = 0, TFL_FB_COMP_LZ4 = 1, TFL_FB_COMP_ZSTD = 2
+} tfl_fatbin_comp;
+
+typedef struct tfl_fatbin_entry {
+    tfl_fatbin_kind kind;
+    unsigned arch;            /* SM number, e.g. 80, 120                  */
+    unsigned ptx_version;     /* major*10+minor of the PTX ISA, if known  */
+    uint32_t flags;           /* raw header flags                         */
+    tfl_fatbin_comp compression;
+    const uint8_t *payload;   /* points into the image                    */
+    uint64_t payload_size;    /* bytes at payload (compressed size)       */
+    uint64_t uncompressed_size; /* 0 if unknown                           */
+} tfl_fatbin_entry;
+
+/* List the entries of a wrapper or a container (or several containers one
+ * after the other).  size = 0 means "derive from the headers" (registered
+ * fatbins carry no outer size).  Returns the entry count (>= 0), or -1
+ * with a one-line reason in err. */
+int tfl_fatbin_list(const void *image, size_t size, tfl_fatbin_entry *out,
+                    int max_out, char *err, size_t errlen);
+
+/* Decompress (or copy) an entry's payload into a new malloc'd buffer,
+ * NUL-terminated for PTX.  0 on success, -1 with err on corrupt data. */
+int tfl_fatbin_extract(const tfl_fatbin_entry *e, uint8_t **out,
+                       size_t *out_len, char *err, size_t errlen);
+
+/* The PTX to run: the newest PTX the image carries (highest arch).
+ * Returns malloc'd NUL-terminated text, or NULL with err (including
+ * "no PTX in this binary; rebuild with -gencode ...,code=compute_XX"). */
+char *tfl_fatbin_pick_ptx(const void *image, size_t size, char *err,
+                          size_t errlen);
+
+/* Kernel parameter sizes from a cubin's .nv.info.<kernel> (EIATTR_KPARAM_INFO),
+ * for checking a PTX signature.  Returns the count, -1 if unavailable. */
+int tfl_cubin_param_sizes(const void *elf, size_t size, const char *kernel,
+                          uint32_t *sizes, int max);
+
+#endif

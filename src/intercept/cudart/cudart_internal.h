@@ -1,0 +1,22 @@
+/*
+ * cudart_internal.h - what the CUDA runtime entry points share:
+ * per-thread last error, sticky errors, translation from route status.
+ */
+#ifndef TFL_CUDART_INTERNAL_H
+#define TFL_CUDART_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+#include "torchfl/backend.h"
+
+/* Record err as the calling thread's last error (unless cudaSuccess) and
+ * return it; every entry point returns through this. */
+cudaError_t tfl_cudart_ret(cudaError_t err);
+/* Make err sticky: every later call in the process returns it. */
+void tfl_cudart_set_sticky(cudaError_t err);
+/* The sticky error, or cudaSuccess. */
+cudaError_t tfl_cudart_sticky(void);
+/* Initialise (backend selection) on first use; cudaSuccess or the error
+ * every call must return (cudaErrorNoDevice for an unusable backend). */
+cudaError_t tfl_cudart_init(void);
+
+#endif
