@@ -62,6 +62,9 @@ struct CUctx_st *tfl_drv_primary(int dev);
 /* A device ordinal the caller passed: CUDA_ERROR_INVALID_DEVICE if bad
  * (after the init check). */
 CUresult tfl_drv_check_device(CUdevice dev);
+/* Attribute a of device dev (route's model, plus the driver-only ones);
+ * 0 if a is unknown. */
+int tfl_drv_attr(int dev, CUdevice_attribute a, int *value);
 /* The device's properties with compute capability filled in. */
 void tfl_drv_device_info(int dev, tfl_device_info *out);
 

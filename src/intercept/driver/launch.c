@@ -3,10 +3,10 @@
  * cuLaunchCooperativeKernel) and the occupancy calculator, over route's
  * launch path (tfl_rt_launch), which the runtime's launches share.
  *
- * Occupancy follows the device model device.c reports: 2048 threads,
- * 32 blocks, 65536 registers and 228 KiB shared memory per SM, 1 KiB of
- * shared memory reserved per block, registers allocated per warp in
- * units of 256.
+ * Occupancy follows the device model's attributes (threads, blocks,
+ * registers and shared memory per SM, shared memory reserved per block,
+ * opt-in maximum per block), with registers allocated per warp in units
+ * of 256 as on NVIDIA GPUs.
  */
 #include "drv_internal.h"
 
@@ -14,12 +14,22 @@
 
 #include "common/log.h"
 
-#define SM_THREADS 2048
-#define SM_BLOCKS 32
-#define SM_REGS 65536
-#define SM_SMEM (228 * 1024)
-#define BLOCK_SMEM_RESERVED 1024
-#define BLOCK_SMEM_OPTIN (227 * 1024)
+typedef struct sm_model {
+    int threads, blocks, regs, smem, smem_reserved, smem_optin, count;
+} sm_model;
+
+static sm_model model_of(int dev)
+{
+    sm_model m = { 2048, 32, 65536, 48 * 1024, 0, 48 * 1024, 1 };
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, &m.threads);
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, &m.blocks);
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, &m.regs);
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, &m.smem);
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, &m.smem_reserved);
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &m.smem_optin);
+    tfl_drv_attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &m.count);
+    return m;
+}
 
 static CUresult launch(tfl_kernel *k, const unsigned grid[3], const unsigned block[3],
                        unsigned smem, CUstream hs, int pt, void **params, void **extra,
@@ -71,10 +81,9 @@ static CUresult launch(tfl_kernel *k, const unsigned grid[3], const unsigned blo
             &per_sm, (CUfunction)k, (int)(block[0] * block[1] * block[2]), smem);
         if (r != CUDA_SUCCESS)
             return r;
-        tfl_device_info di;
-        tfl_drv_device_info(c->dev, &di);
+        sm_model m = model_of(c->dev);
         unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
-        if (blocks > (unsigned long long)per_sm * (unsigned)di.multiprocessors)
+        if (blocks > (unsigned long long)per_sm * (unsigned)m.count)
             return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     }
 
@@ -204,25 +213,26 @@ static CUresult kernel_attrs(CUfunction f, tfl_kernel_attrs *a)
 }
 
 /* Resident blocks of block_size threads per SM; 0 if one does not fit. */
-static int blocks_per_sm(const tfl_kernel_attrs *a, int block_size, size_t dyn_smem)
+static int blocks_per_sm(const sm_model *m, const tfl_kernel_attrs *a, int block_size,
+                         size_t dyn_smem)
 {
     int max_threads = a->max_threads > 0 ? a->max_threads : 1024;
     if (block_size <= 0 || block_size > max_threads)
         return 0;
     int warps = (block_size + 31) / 32;
-    int n = SM_THREADS / (warps * 32);
-    if (n > SM_BLOCKS)
-        n = SM_BLOCKS;
+    int n = m->threads / (warps * 32);
+    if (n > m->blocks)
+        n = m->blocks;
     if (a->num_regs > 0) {
         int regs_per_warp = (a->num_regs * 32 + 255) / 256 * 256;
-        int by_regs = SM_REGS / (regs_per_warp * warps);
+        int by_regs = m->regs / (regs_per_warp * warps);
         if (by_regs < n)
             n = by_regs;
     }
     size_t smem = a->static_smem + dyn_smem;
-    if (smem > BLOCK_SMEM_OPTIN)
+    if (smem > (size_t)m->smem_optin)
         return 0;
-    int by_smem = (int)(SM_SMEM / (smem + BLOCK_SMEM_RESERVED));
+    int by_smem = (int)((size_t)m->smem / (smem + (size_t)m->smem_reserved));
     if (by_smem < n)
         n = by_smem;
     return n > 0 ? n : 0;
@@ -230,7 +240,8 @@ static int blocks_per_sm(const tfl_kernel_attrs *a, int block_size, size_t dyn_s
 
 static CUresult max_active(int *num, CUfunction f, int block_size, size_t dyn, unsigned flags)
 {
-    CUresult r = tfl_drv_current(NULL);
+    struct CUctx_st *c;
+    CUresult r = tfl_drv_current(&c);
     if (r != CUDA_SUCCESS)
         return r;
     if (!num || block_size <= 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
@@ -238,7 +249,8 @@ static CUresult max_active(int *num, CUfunction f, int block_size, size_t dyn, u
     tfl_kernel_attrs a;
     if ((r = kernel_attrs(f, &a)) != CUDA_SUCCESS)
         return r;
-    *num = blocks_per_sm(&a, block_size, dyn);
+    sm_model m = model_of(c->dev);
+    *num = blocks_per_sm(&m, &a, block_size, dyn);
     return CUDA_SUCCESS;
 }
 
@@ -274,22 +286,21 @@ static CUresult potential(int *min_grid, int *block_out, CUfunction f,
     int max = a.max_threads > 0 ? a.max_threads : 1024;
     if (limit > 0 && limit < max)
         max = limit;
+    sm_model m = model_of(c->dev);
     /* largest block size with the most resident threads */
     int best_block = 0, best_threads = 0, best_blocks = 0;
     for (int bs = (max + 31) / 32 * 32; bs > 0; bs -= 32) {
         int b = bs > max ? max : bs;
         size_t smem = smem_fn ? smem_fn(b) : dyn;
-        int n = blocks_per_sm(&a, b, smem);
+        int n = blocks_per_sm(&m, &a, b, smem);
         if (n * b > best_threads) {
             best_threads = n * b;
             best_block = b;
             best_blocks = n;
         }
     }
-    tfl_device_info di;
-    tfl_drv_device_info(c->dev, &di);
     *block_out = best_block;
-    *min_grid = best_blocks * di.multiprocessors;
+    *min_grid = best_blocks * m.count;
     return CUDA_SUCCESS;
 }
 
@@ -315,7 +326,8 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
                                                          CUfunction func, int numBlocks,
                                                          int blockSize)
 {
-    CUresult r = tfl_drv_current(NULL);
+    struct CUctx_st *c;
+    CUresult r = tfl_drv_current(&c);
     if (r != CUDA_SUCCESS)
         return r;
     if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
@@ -323,14 +335,15 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
     tfl_kernel_attrs a;
     if ((r = kernel_attrs(func, &a)) != CUDA_SUCCESS)
         return r;
-    if (blocks_per_sm(&a, blockSize, 0) < numBlocks) {
+    sm_model m = model_of(c->dev);
+    if (blocks_per_sm(&m, &a, blockSize, 0) < numBlocks) {
         *dynamicSmemSize = 0;
         return CUDA_SUCCESS;
     }
-    size_t per_block = SM_SMEM / (size_t)numBlocks;
-    per_block = per_block > BLOCK_SMEM_RESERVED ? per_block - BLOCK_SMEM_RESERVED : 0;
-    if (per_block > BLOCK_SMEM_OPTIN)
-        per_block = BLOCK_SMEM_OPTIN;
+    size_t per_block = (size_t)m.smem / (size_t)numBlocks;
+    per_block = per_block > (size_t)m.smem_reserved ? per_block - (size_t)m.smem_reserved : 0;
+    if (per_block > (size_t)m.smem_optin)
+        per_block = (size_t)m.smem_optin;
     *dynamicSmemSize = per_block > a.static_smem ? per_block - a.static_smem : 0;
     return CUDA_SUCCESS;
 }

@@ -557,7 +557,10 @@ static CUresult func_set_attr(CUfunction_attribute attrib, int value, const void
         if ((r = attrs_of(k, &a)) != CUDA_SUCCESS)
             return r;
         /* static + dynamic must fit the opt-in per-block maximum */
-        if (value < 0 || (size_t)value + a.static_smem > 227 * 1024)
+        int optin = 48 * 1024;
+        tfl_drv_attr(tfl_rt_current_device(), CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                     &optin);
+        if (value < 0 || (size_t)value + a.static_smem > (size_t)optin)
             return CUDA_ERROR_INVALID_VALUE;
         break;
     }
