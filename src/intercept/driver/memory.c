@@ -206,12 +206,11 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_, size_t *total)
     tfl_drv_device_info(c->dev, &di);
     tfl_mem_stats ms;
     tfl_mem_get_stats(&ms);
-    uint64_t tot = di.total_mem;
-    if (ms.limit && ms.limit < tot)
-        tot = ms.limit;
-    /* Bytes torchfl caches for reuse are free from the program's view;
-     * live allocations and VMM physical memory are not. */
-    uint64_t used = ms.current + tfl_drv_vmm_bytes();
+    /* As cudaMemGetInfo counts: the pool limit when set, else the
+     * device's memory; live and cached pool bytes are used, and so are the
+     * VMM's physical allocations, which the pool does not see. */
+    uint64_t tot = ms.limit ? ms.limit : di.total_mem;
+    uint64_t used = ms.current + ms.cached + tfl_drv_vmm_bytes();
     *total = (size_t)tot;
     *free_ = (size_t)(used < tot ? tot - used : 0);
     return CUDA_SUCCESS;
