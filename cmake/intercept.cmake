@@ -29,19 +29,26 @@ endforeach()
 set(TFL_EXPORTS_MAP ${TFL_GEN_DIR}/exports.map)
 
 # The generator scans the hand-written sources (overrides, functions that
-# must be hand-written), so it reruns when any of them changes; it only
-# rewrites outputs whose content changed.
+# must be hand-written), so it reruns when any of them changes, or when one
+# is added or removed (sources.list is rewritten only when the set
+# changes).  It rewrites only the outputs whose content changed, and
+# touches gen.stamp.
+string(REPLACE ";" "\n" TFL_SRC_LINES "${TFL_INTERCEPT_SRC}")
+file(CONFIGURE OUTPUT ${TFL_GEN_DIR}/sources.list CONTENT "${TFL_SRC_LINES}\n")
 add_custom_command(
-  OUTPUT ${TFL_GEN_SRC} ${TFL_EXPORTS_MAP} ${TFL_GEN_DIR}/classes.txt
+  OUTPUT ${TFL_GEN_DIR}/gen.stamp
+  BYPRODUCTS ${TFL_GEN_SRC} ${TFL_EXPORTS_MAP} ${TFL_GEN_DIR}/classes.txt
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/gen_intercept.py
           --out ${TFL_GEN_DIR} --symbols ${CMAKE_SOURCE_DIR}/scripts/symbols
           --include ${CUDA_INCLUDE} --src ${CMAKE_SOURCE_DIR}/src/intercept
           --cc ${CMAKE_C_COMPILER}
+  COMMAND ${CMAKE_COMMAND} -E touch ${TFL_GEN_DIR}/gen.stamp
   DEPENDS ${CMAKE_SOURCE_DIR}/scripts/gen_intercept.py ${TFL_SYMBOL_LISTS}
-          ${TFL_INTERCEPT_SRC}
+          ${TFL_INTERCEPT_SRC} ${TFL_GEN_DIR}/sources.list
   COMMENT "Generating the exported symbol surface (scripts/gen_intercept.py)"
   VERBATIM)
-add_custom_target(torchfl_intercept_gen DEPENDS ${TFL_GEN_SRC} ${TFL_EXPORTS_MAP})
+add_custom_target(torchfl_intercept_gen DEPENDS ${TFL_GEN_DIR}/gen.stamp)
+set_source_files_properties(${TFL_GEN_SRC} ${TFL_EXPORTS_MAP} PROPERTIES GENERATED TRUE)
 
 add_library(torchfl SHARED ${TFL_INTERCEPT_SRC} ${TFL_GEN_SRC})
 add_dependencies(torchfl torchfl_intercept_gen)

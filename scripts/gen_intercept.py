@@ -42,8 +42,9 @@ Outputs (in --out)
         (which the real libraries do not version) and torchfl_*; every
         other symbol is local.
 
-Hand-written code is found by scanning src/intercept/**/*.c (a plain text
-scan: comments and strings count, which only errs towards "present"):
+Hand-written code is found by scanning src/intercept/**/*.c as text
+(identifiers outside comments and strings; a macro that defines a function
+counts when the name appears as its argument):
   * TFL_CUDART12_OVERRIDE(name, impl) (and the cuBLAS variants, see
     src/intercept/abi12.h) exports impl as name@<lib>.so.12; the generator
     then emits no trampoline or 12.x refusal for that name.
@@ -402,7 +403,9 @@ def scan_sources(srcdir):
                 continue
             with open(os.path.join(root, fn), errors="replace") as f:
                 text = f.read()
-            idents.update(re.findall(r"[A-Za-z_]\w*", text))
+            code = re.sub(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\])*\"", " ", text,
+                          flags=re.S)     # comments and strings do not count
+            idents.update(re.findall(r"[A-Za-z_]\w*", code))
             for m in OVERRIDE_RE.finditer(text):
                 overrides.setdefault(m.group(1), set()).add(m.group(2))
     return idents, overrides
