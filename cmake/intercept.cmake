@@ -18,7 +18,8 @@ file(GLOB_RECURSE TFL_INTERCEPT_SRC CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/src/intercept/*.S)
 file(GLOB TFL_SYMBOL_LISTS CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/scripts/symbols/*.txt
-     ${CMAKE_SOURCE_DIR}/scripts/symbols/*.types)
+     ${CMAKE_SOURCE_DIR}/scripts/symbols/*.types
+     ${CMAKE_SOURCE_DIR}/scripts/symbols/*.abi-differs)
 
 set(TFL_GEN_DIR ${CMAKE_BINARY_DIR}/intercept)
 set(TFL_GEN_LIBS cudart driver cublas cublasLt cudnn nccl nvml)

@@ -12,6 +12,8 @@ Inputs
   scripts/symbols/<soname>.types return types of the names whose prototypes
                                  are not in the CUDA 13 headers (NVML, and
                                  functions only the 12.x libraries export)
+  scripts/symbols/<so12>.abi-differs  names whose 12.x ABI differs from
+                                 13.x (from the 12.x vs 13.x headers)
   the CUDA 13 headers            return types, read by running the C
                                  preprocessor on them and parsing the
                                  declarations (plus a plain-text scan of a
@@ -33,9 +35,16 @@ Outputs (in --out)
         which nobody calls once torchfl replaces both; they are refused
         with the status type, after the log line that names them.
   abi12.S   the CUDA 12 ABI: for every name the 12.x library exports that
-        13 also exports, a trampoline `tfl12_<name>: jmp <name>@PLT`
-        exported as <name>@libcudart.so.12 (likewise libcublas(Lt).so.12);
-        and NCCL's pncclX profiling aliases, which jump to ncclX.
+        13 also exports with the same ABI, a trampoline
+        `tfl12_<name>: jmp <name>@PLT` exported as <name>@libcudart.so.12
+        (likewise libcublas(Lt).so.12); and NCCL's pncclX profiling
+        aliases, which jump to ncclX.  Names only 12.x exports, and those
+        whose 12.x ABI differs (scripts/symbols/<so12>.abi-differs: another
+        prototype, or a struct argument whose layout changed, e.g.
+        cudaGetDeviceProperties), get a 12.x refusal instead, unless
+        hand-written with TFL_CUDART12_OVERRIDE (src/intercept/abi12.h).
+  classes.txt   the names that are not plain refusals (private entry
+        points, hand-written ones), for reference.
   exports.map   the version script: nodes libcudart.so.12/.13,
         libcublas.so.12/.13, libcublasLt.so.12/.13 and libcudnn.so.9 (the
         real libraries' node names), TORCHFL_0 for the driver, NCCL, NVML
@@ -502,13 +511,22 @@ def generate(args):
             overridden = overrides.get(macro, set())
             out.append("\n/* %s: names only the 12.x library exports */\n"
                        % lib["so12"])
+            differs = read_types(os.path.join(symdir, lib["so12"] + ".abi-differs"))
             for n in names12:
                 if n in overridden:
                     continue
-                if n in set13:
+                if n in set13 and n not in differs:
                     asm.append(trampoline("tfl12_" + n, n, lib["so12"]))
                     continue
                 kind, ret = kind_of(n)
+                if n in differs:
+                    # same name, other ABI: refuse rather than run 13.x code
+                    out.append("/* %s: %s */\n" % (n, differs[n]))
+                    out.append(refusal(lib, n + "@" + lib["so12"], kind,
+                                       cname="tfl12_" + n, weak=False))
+                    out.append('__asm__(".symver tfl12_%s, %s@%s");\n'
+                               % (n, n, lib["so12"]))
+                    continue
                 if kind == STRUCT:
                     missing.append((n + "@" + lib["so12"], "returns %s by value "
                                     "(use %s)" % (ret, macro)))
@@ -617,6 +635,123 @@ def write(path, text):
     os.replace(path + ".tmp", path)
 
 
+# ------------------------------------------------------- --abi-diff mode
+
+def struct_bodies(text):
+    """tag or typedef name -> normalised body of every struct/union
+    defined in preprocessed text (anonymous typedef'd ones by alias)."""
+    text = strip_balanced(text, r"__attribute__")
+    bodies = {}
+    for m in re.finditer(r"\b(?:struct|union)\s+(\w+)?\s*\{", text):
+        depth, j = 0, m.end() - 1
+        while j < len(text):
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        body = " ".join(text[m.end():j].split())
+        name = m.group(1)
+        if not name:                       # typedef struct { ... } Name;
+            after = re.match(r"\s*(\w+)\s*;", text[j + 1:])
+            name = after.group(1) if after else None
+        if name:
+            bodies.setdefault(name, body)
+    return bodies
+
+
+def abi_signatures(text):
+    """name -> normalised "ret(params)" of the functions in text."""
+    t = strip_braces(strip_balanced(text, r"__attribute__"))
+    sigs = {}
+    for stmt in t.split(";"):
+        st = " ".join(stmt.split())
+        m = re.match(r"(.*?)\b([A-Za-z_]\w*)\s*\((.*)\)\s*$", st)
+        if not m or st.startswith("typedef"):
+            continue
+        ret = " ".join(w for w in m.group(1).split() if w not in ("extern",))
+        sigs.setdefault(m.group(2), (ret, m.group(3)))
+    return sigs
+
+
+def abi_diff(args):
+    """Used by scripts/gen_symbol_lists.sh: the names both the 12.x and the
+    13.x library export whose 12.x ABI differs - another prototype, or a
+    struct/union argument (directly or through typedefs and members) whose
+    layout changed.  Their @<lib>.so.12 versions must not jump to the 13.x
+    code; gen_intercept.py refuses them unless a hand-written override
+    exists."""
+    lib = LIB_BY_KEY[args.lib]
+    header = {"cudart": "cuda_runtime_api.h", "cublas": "cublas_v2.h",
+              "cublasLt": "cublasLt.h"}[args.lib]
+    texts = []
+    for incs in (args.I, [args.include]):
+        t = ""
+        for flags in ([], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"]):
+            pt = preprocess(args.cc, header, incs, flags)
+            if pt is None:
+                die("cannot preprocess %s with %s" % (header, incs))
+            t += pt + "\n"
+        texts.append(t)
+    sig12, sig13 = abi_signatures(texts[0]), abi_signatures(texts[1])
+    b12, b13 = struct_bodies(texts[0]), struct_bodies(texts[1])
+    _, td12 = parse_declarations(texts[0])
+    def tag(w):
+        """A typedef name resolved to the struct/union it names."""
+        for _ in range(20):
+            if w in b12 or w not in td12:
+                return w
+            words = re.findall(r"[A-Za-z_]\w*", td12[w])
+            if not words or words[-1] == w:
+                return w
+            w = words[-1]
+        return w
+
+    # a struct whose body changed, or that holds (or points to) one that did
+    changed = {n for n in b12 if n in b13 and b12[n] != b13[n]}
+    grew = True
+    while grew:
+        grew = False
+        for n in b12:
+            if n not in changed and n in b13 and any(
+                    tag(w) in changed for w in re.findall(r"[A-Za-z_]\w*", b12[n])):
+                changed.add(n)
+                grew = True
+
+    def mentions_changed(params):
+        for w in re.findall(r"[A-Za-z_]\w*", params):
+            if tag(w) in changed:
+                return tag(w)
+        return None
+
+    names12 = read_list(args.names)
+    names13 = set(read_list(args.exclude))
+    print("# %s\n# Generated by scripts/gen_symbol_lists.sh; read by "
+          "scripts/gen_intercept.py.\n# name<TAB>why" % args.comment)
+    for n in names12:
+        if n not in names13:
+            continue
+        if n not in sig13:
+            continue        # not in cuda_runtime_api.h (registration, interop)
+        if n not in sig12:
+            # The 12.x header renames it (cudaGetDeviceProperties ->
+            # cudaGetDeviceProperties_v2), so the exported name is a legacy
+            # entry point kept for older binaries: a rename means its ABI
+            # changed, and it cannot be compared - count it as different.
+            why = mentions_changed(sig13[n][1])
+            print("%s\tlegacy 12.x entry point (the 12.x header renames it)%s"
+                  % (n, "; layout of %s changed" % why if why else ""))
+            continue
+        r12, p12 = sig12[n]
+        r13, p13 = sig13[n]
+        norm = lambda p: re.sub(r"\b\w+\s*(?=,|$)", "", p).replace(" ", "")
+        if r12 != r13 or norm(p12) != norm(p13):
+            print("%s\tprototype changed: 12.x (%s) -> 13.x (%s)" % (n, p12, p13))
+            continue
+        why = mentions_changed(p12)
+        if why:
+            print("%s\tlayout of %s changed" % (n, why))
+
+
 # ------------------------------------------------------- --dump-types mode
 
 def dump_types(args):
@@ -652,6 +787,7 @@ def main():
     ap.add_argument("--src")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--dump-types", action="store_true")
+    ap.add_argument("--abi-diff", action="store_true")
     ap.add_argument("--lib")
     ap.add_argument("-I", action="append", default=[])
     ap.add_argument("--names")
@@ -661,6 +797,8 @@ def main():
     args = ap.parse_args()
     if args.dump_types:
         dump_types(args)
+    elif args.abi_diff:
+        abi_diff(args)
     else:
         for a in ("out", "symbols", "include", "src"):
             if not getattr(args, a):

@@ -26,7 +26,9 @@
 # Besides the name lists it writes <soname>.types ("name<TAB>return type")
 # for names whose prototypes are not in the CUDA 13 headers that
 # scripts/gen_intercept.py reads at build time: NVML, and the functions
-# only the 12.x libraries export.
+# only the 12.x libraries export; and <so12>.abi-differs, the names both
+# majors export whose 12.x ABI differs (another prototype, or a struct
+# argument whose layout changed, such as cudaDeviceProp).
 set -euo pipefail
 
 CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
@@ -99,10 +101,29 @@ types libcudart.so.12   cudart   "$RT12/include"
 types libcublas.so.12   cublas   "$BL12/include" "$RT12/include"
 types libcublasLt.so.12 cublasLt "$BL12/include" "$RT12/include"
 
+# Names both majors export whose 12.x ABI differs (prototype or struct
+# layout): gen_intercept.py refuses their @<lib>.so.12 versions unless a
+# hand-written override exists, instead of jumping to the 13.x code.
+abidiff() { # SONAME LIBKEY INCLUDE-DIRS...
+    local so=$1 key=$2; shift 2
+    local args=()
+    for d in "$@"; do args+=(-I "$d"); done
+    python3 "$GEN" --abi-diff --lib "$key" "${args[@]}" --include "$CUDA_ROOT/include" \
+        --names "$OUT/$so.txt" --exclude "$OUT/${so%.12}.13.txt" \
+        --comment "$so functions whose ABI differs from the 13.x function of the same name (12.x wheel headers vs $CUDA_ROOT/include)" \
+        > "$OUT/$so.abi-differs"
+    echo "$so: $(grep -vc '^#' "$OUT/$so.abi-differs") names with another ABI than 13.x"
+}
+abidiff libcudart.so.12   cudart   "$RT12/include"
+abidiff libcublas.so.12   cublas   "$BL12/include" "$RT12/include"
+abidiff libcublasLt.so.12 cublasLt "$BL12/include" "$RT12/include"
+
 # ---------------------------------------------------------------- NVML
 NVMLH=$(find "$TMP/x" -name nvml.h | head -1)
 {
-    header libnvidia-ml.so.1.txt "libnvidia-ml.so.1, derived from the declarations of nvml.h in $NVML (no package ships the NVML library or its stub)"
+    header libnvidia-ml.so.1.txt "libnvidia-ml.so.1,
+# derived from the declarations of nvml.h in $NVML
+# (no package ships the NVML library or a stub of it)"
     python3 "$GEN" --dump-types --lib nvml -I "$(dirname "$NVMLH")" --names-only
 } > "$OUT/libnvidia-ml.so.1.txt"
 echo "libnvidia-ml.so.1: $(grep -vc '^#' "$OUT/libnvidia-ml.so.1.txt") functions"
