@@ -10,7 +10,8 @@ scripts/symbols/<soname>.txt:
     libcudnn.so.9; TORCHFL_0 for libcuda.so.1, libnccl.so.2,
     libnvidia-ml.so.1, which the real libraries do not version);
   * a 12.x list: the name is defined as name@libcudart.so.12 (and so on);
-  * nothing else torchfl-internal (tfl_*, tfl12*) is exported.
+  * nothing else is exported: no torchfl-internal symbol (tfl_*, tfl12*),
+    no name outside the lists except torchfl_* (torchfl's own API).
 Each alias library given must carry the SONAME of its file name and depend
 on libtorchfl.so.  Prints one line per problem and exits 1 if any.
 """
@@ -44,8 +45,8 @@ def dyn_syms(lib):
     for line in out.splitlines():
         f = line.split()
         # Num: Value Size Type Bind Vis Ndx Name
-        if len(f) < 8 or not f[0].endswith(":") or f[6] == "UND":
-            continue
+        if len(f) < 8 or not f[0][:-1].isdigit() or f[6] in ("UND", "ABS"):
+            continue                     # ABS: the version definitions
         m = re.match(r"([^@]+)(@@?)?(.*)$", f[7])
         name, at, ver = m.group(1), m.group(2) or "", m.group(3)
         defined.add((name, ver, at == "@@", f[3]))
@@ -83,9 +84,14 @@ def main():
                 problems.append("%s: %s@%s is not defined" % (so, n, so))
             elif got[0]:
                 problems.append("%s: %s@@%s must not be the default" % (so, n, so))
+    listed = set()
+    for so in list(NODES13) + LISTS12:
+        listed.update(read_list(os.path.join(symdir, so + ".txt")))
     for name, ver, _, _ in syms:
         if name.startswith("tfl_") or name.startswith("tfl12"):
             problems.append("internal symbol exported: %s@%s" % (name, ver))
+        elif name not in listed and not name.startswith("torchfl_"):
+            problems.append("unlisted symbol exported: %s@%s" % (name, ver))
     for alias in sys.argv[3:]:
         dyn = subprocess.run(["readelf", "-d", alias], check=True,
                              capture_output=True, text=True).stdout
