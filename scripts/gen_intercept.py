@@ -121,7 +121,7 @@ LIBS = [
               "nccl_device/gin_barrier.h", "nccl_device/lsa_barrier.h",
               "nccl_device/ll_a2a.h"]),
     dict(key="nvml", enum="TFL_LIB_NVML", so13="libnvidia-ml.so.1",
-         so12=None, node="TORCHFL_0", status="nvmlReturn_t",
+         so12=None, node="TORCHFL_0", status="nvmlReturn_t", types_only=True,
          # no nvml.h in the toolkit: return types come from the .types file
          headers=[("nvml.h", ["-DNVML_NO_UNVERSIONED_FUNC_DEFS"]),
                   ("nvml.h", [])], raw=[]),
@@ -327,10 +327,12 @@ class TypeInfo:
 
     def __init__(self, lib, cc, incdirs):
         self.protos, self.typedefs = {}, {}
+        found = False
         for header, flags in lib["headers"]:
             text = preprocess(cc, header, incdirs, flags)
             if text is None:
                 continue
+            found = True
             p, t = parse_declarations(text)
             for k, v in p.items():
                 self.protos.setdefault(k, v)
@@ -343,6 +345,9 @@ class TypeInfo:
                     self.protos.setdefault(k, v)
                 for k, v in t.items():
                     self.typedefs.setdefault(k, v)
+        if not found and not lib.get("types_only"):
+            die("cannot preprocess %s (in %s) for the %s return types"
+                % (lib["headers"][0][0], ", ".join(incdirs), lib["key"]))
         self.status = lib["status"]
         self.status_target = self.resolve_words(self.status)
 
