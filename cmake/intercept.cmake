@@ -51,7 +51,28 @@ add_custom_command(
 add_custom_target(torchfl_intercept_gen DEPENDS ${TFL_GEN_DIR}/gen.stamp)
 set_source_files_properties(${TFL_GEN_SRC} ${TFL_EXPORTS_MAP} PROPERTIES GENERATED TRUE)
 
-add_library(torchfl SHARED ${TFL_INTERCEPT_SRC} ${TFL_GEN_SRC})
+# The CUDA 12 ABI of functions whose layout differs is compiled against the
+# CUDA 12 headers (fetched once from PyPI into ~/.cache/torchfl/cuda12);
+# everything else against the toolkit's CUDA 13 headers.
+set(TFL_ABI12_SRC ${TFL_INTERCEPT_SRC})
+list(FILTER TFL_ABI12_SRC INCLUDE REGEX "/src/intercept/abi12/")
+list(FILTER TFL_INTERCEPT_SRC EXCLUDE REGEX "/src/intercept/abi12/")
+if(NOT CUDA12_INCLUDE)
+  execute_process(COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/fetch_cuda12_headers.sh
+                  OUTPUT_VARIABLE tfl_cuda12_dir OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE tfl_cuda12_rc)
+  if(NOT tfl_cuda12_rc EQUAL 0)
+    message(FATAL_ERROR "CUDA 12 headers unavailable: run scripts/fetch_cuda12_headers.sh "
+                        "(needs PyPI once) or pass -DCUDA12_INCLUDE=<dir>")
+  endif()
+  set(CUDA12_INCLUDE ${tfl_cuda12_dir}/include CACHE PATH "CUDA 12 runtime headers")
+endif()
+add_library(torchfl_abi12 OBJECT ${TFL_ABI12_SRC})
+target_include_directories(torchfl_abi12 PRIVATE ${CUDA12_INCLUDE}
+  ${CMAKE_SOURCE_DIR}/src/intercept ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+add_library(torchfl SHARED ${TFL_INTERCEPT_SRC} ${TFL_GEN_SRC}
+            $<TARGET_OBJECTS:torchfl_abi12>)
 add_dependencies(torchfl torchfl_intercept_gen)
 target_include_directories(torchfl PRIVATE ${CUDA_INCLUDE}
   ${CMAKE_SOURCE_DIR}/src/intercept)
