@@ -7,7 +7,10 @@ mode=$1 tfl=$2 lib=$3 plugdir=$4 version=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL ($mode): $*" >&2; exit 1; }
-unset FL_BACKEND TORCHFL_PLUGIN_PATH TORCH_FL_STREAM_NUM
+unset FL_BACKEND TORCHFL_PLUGIN_PATH TORCH_FL_STREAM_NUM TORCH_FL_MEM_POOL_SIZE \
+      TORCH_FL_FALLBACK_MODE TORCH_FL_FALLBACK_DEVICE TORCH_FL_OP_BLACKLIST \
+      TORCHFL_LOG TORCHFL_STATS FAKE_PROBE_FAIL
+export FAKE_PRIORITY=1000000  # the test plugin outranks any real one
 
 case $mode in
 detect)
@@ -50,7 +53,7 @@ detect_plugins)
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["plugin_path"][0] == sys.argv[2], d["plugin_path"]
-assert d["selected"] == "fake", d["selected"]  # priority 50 beats host
+assert d["selected"] == "fake", d["selected"]  # highest priority
 b = {x["name"]: x for x in d["backends"]}
 f = b["fake"]
 assert f["status"] == "ready" and f["devices"] == 2 and f["ops"] == 1, f
