@@ -1,19 +1,16 @@
 /*
- * backend.c - the host backend's tfl_backend table (the CPU).
+ * backend.c - the host backend's table: the CPU as a CUDA device.
  *
- * MINIMAL VERSION written by the config/plugin branch so that backend
- * selection links and can be tested; the integrator's full table (ops,
- * streams, pool segments) replaces this file.  It is always ready and has
- * the lowest priority, so FL_BACKEND=auto picks it only when no plugin is
- * ready.
+ * Device memory is ordinary host memory (anonymous mmap), so the host
+ * executor and OpenBLAS read it directly and copies are memmove.  The
+ * host backend is always available and has the lowest priority: `auto`
+ * picks it only when no plugin is ready.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "backends/host/host_ops.h"
-#include "route/config.h"
+#include "backends/host/host_info.h"
+
+#include <string.h>
+#include <sys/mman.h>
 
 static int host_probe(char *why, size_t why_len)
 {
@@ -22,62 +19,30 @@ static int host_probe(char *why, size_t why_len)
     return 1;
 }
 
-static tfl_status host_init(const tfl_host_api *api)
+static tfl_status host_init(const tfl_host_api *host)
 {
-    (void)api;
+    (void)host;
     return TFL_OK;
 }
 
 static void host_fini(void) {}
 
-static int host_device_count(void)
-{
-    return tfl_config_get()->device_count;
-}
-
-/* "model name" from /proc/cpuinfo, or a generic name. */
-static void cpu_name(char *buf, size_t len)
-{
-    snprintf(buf, len, "host CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ' || *c == '\t')
-                    c++;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, len, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
+static int host_device_count(void) { return 1; }
 
 static tfl_status host_device_info(int dev, tfl_device_info *out)
 {
-    const tfl_config *cfg = tfl_config_get();
-    if (dev < 0 || dev >= cfg->device_count || !out)
+    if (dev < 0 || !out)
         return TFL_ERR_INVALID;
-    memset(out, 0, sizeof *out);
-    cpu_name(out->name, sizeof out->name);
-    uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    out->total_mem = cfg->mem_pool_size ? cfg->mem_pool_size : ram;
-    out->multiprocessors = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    out->integrated = 1;
+    host_cpu_describe(out);
     return TFL_OK;
 }
 
 static tfl_status host_mem_alloc(int dev, size_t size, void **ptr)
 {
     (void)dev;
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, size ? size : 1) != 0)
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
         return TFL_ERR_NOMEM;
     *ptr = p;
     return TFL_OK;
@@ -85,9 +50,8 @@ static tfl_status host_mem_alloc(int dev, size_t size, void **ptr)
 
 static tfl_status host_mem_free(int dev, void *ptr, size_t size)
 {
-    (void)dev; (void)size;
-    free(ptr);
-    return TFL_OK;
+    (void)dev;
+    return munmap(ptr, size) == 0 ? TFL_OK : TFL_ERR_INVALID;
 }
 
 static tfl_status host_memcpy(void *dst, const void *src, size_t n,
@@ -107,12 +71,44 @@ static tfl_status host_memset(void *dst, int value, size_t n, tfl_stream s)
 
 static int host_addressable(int dev) { (void)dev; return 1; }
 
-static int host_op_supported(const tfl_op *op) { (void)op; return 0; }
+/* Work runs synchronously in issue order (see src/route/runtime.h), so a
+ * host stream carries no state: handles only need to be distinct. */
+static tfl_status host_stream_create(int dev, tfl_stream *out)
+{
+    (void)dev;
+    *out = NULL;
+    return TFL_OK;
+}
+
+static tfl_status host_stream_noop(tfl_stream s)
+{
+    (void)s;
+    return TFL_OK;
+}
+
+/* Weak until the GEMM kernels are merged (cuBLAS work in progress). */
+#pragma weak host_gemm_supported
+#pragma weak host_gemm
+
+static int host_op_supported(const tfl_op *op)
+{
+    switch (op->kind) {
+    case TFL_OP_GEMM:
+        return host_gemm_supported ? host_gemm_supported(&op->u.gemm) : 0;
+    default:
+        return 0;
+    }
+}
 
 static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
 {
-    (void)op; (void)s;
-    return TFL_ERR_UNSUPPORTED;
+    (void)s;
+    switch (op->kind) {
+    case TFL_OP_GEMM:
+        return host_gemm ? host_gemm(&op->u.gemm) : TFL_ERR_UNSUPPORTED;
+    default:
+        return TFL_ERR_UNSUPPORTED;
+    }
 }
 
 const tfl_backend tfl_host_backend = {
@@ -130,6 +126,10 @@ const tfl_backend tfl_host_backend = {
     .memcpy = host_memcpy,
     .memset = host_memset,
     .host_addressable = host_addressable,
+    .stream_create = host_stream_create,
+    .stream_destroy = host_stream_noop,
+    .stream_sync = host_stream_noop,
+    .stream_query = host_stream_noop,
     .op_supported = host_op_supported,
     .op_run = host_op_run,
 };
