@@ -78,44 +78,64 @@ static tfl_block *rebalance(tfl_block *t)
     return t;
 }
 
-static tfl_block *avl_insert(tfl_block *t, tfl_block *n)
+/* The recursive updates below report whether the subtree's height
+ * changed; once it has not, nothing above needs rebalancing, which saves
+ * touching the sibling nodes on the way back up. */
+static tfl_block *retie(tfl_block *t, int old_height, int *changed)
 {
-    if (!t)
-        return n;
-    if (n->base < t->base)
-        t->left = avl_insert(t->left, n);
-    else
-        t->right = avl_insert(t->right, n);
-    return rebalance(t);
+    if (!*changed)
+        return t;
+    t = rebalance(t);
+    *changed = t->height != old_height;
+    return t;
 }
 
-static tfl_block *avl_remove_min(tfl_block *t, tfl_block **min)
+static tfl_block *avl_insert(tfl_block *t, tfl_block *n, int *changed)
+{
+    if (!t) {
+        *changed = 1;
+        return n;
+    }
+    int h = t->height;
+    if (n->base < t->base)
+        t->left = avl_insert(t->left, n, changed);
+    else
+        t->right = avl_insert(t->right, n, changed);
+    return retie(t, h, changed);
+}
+
+static tfl_block *avl_remove_min(tfl_block *t, tfl_block **min, int *changed)
 {
     if (!t->left) {
         *min = t;
+        *changed = 1;
         return t->right;
     }
-    t->left = avl_remove_min(t->left, min);
-    return rebalance(t);
+    int h = t->height;
+    t->left = avl_remove_min(t->left, min, changed);
+    return retie(t, h, changed);
 }
 
 /* Remove the node whose base is key (known to be present). */
-static tfl_block *avl_remove(tfl_block *t, uintptr_t key)
+static tfl_block *avl_remove(tfl_block *t, uintptr_t key, int *changed)
 {
+    int h = t->height;
     if (key < t->base) {
-        t->left = avl_remove(t->left, key);
+        t->left = avl_remove(t->left, key, changed);
     } else if (key > t->base) {
-        t->right = avl_remove(t->right, key);
+        t->right = avl_remove(t->right, key, changed);
     } else {
         tfl_block *l = t->left, *r = t->right, *m;
+        *changed = 1;
         if (!r)
             return l;
-        r = avl_remove_min(r, &m);
+        r = avl_remove_min(r, &m, changed);
         m->left = l;
         m->right = r;
-        return rebalance(m);
+        *changed = 1;
+        return retie(m, h, changed);
     }
-    return rebalance(t);
+    return retie(t, h, changed);
 }
 
 /* The entry with the greatest base <= p, or NULL. */
@@ -145,7 +165,8 @@ static void insert_locked(tfl_block *b)
 {
     b->left = b->right = NULL;
     b->height = 1;
-    g_root = avl_insert(g_root, b);
+    int changed;
+    g_root = avl_insert(g_root, b, &changed);
     g_count++;
 }
 
@@ -175,10 +196,35 @@ tfl_block *tfl_addrmap_take(uintptr_t p, unsigned kind_mask)
         pthread_rwlock_unlock(&g_lock);
         return NULL;
     }
-    g_root = avl_remove(g_root, p);
+    int changed;
+    g_root = avl_remove(g_root, p, &changed);
     g_count--;
     pthread_rwlock_unlock(&g_lock);
     return b;
+}
+
+/* Height of a valid subtree, -1 if an AVL or order invariant is broken. */
+static int verify_subtree(const tfl_block *t, uintptr_t lo, uintptr_t hi)
+{
+    if (!t)
+        return 0;
+    if (t->base < lo || t->base > hi)
+        return -1;
+    int l = verify_subtree(t->left, lo, t->base ? t->base - 1 : 0);
+    int r = verify_subtree(t->right, t->base + 1, hi);
+    if (l < 0 || r < 0 || l - r > 1 || r - l > 1)
+        return -1;
+    if ((t->left && t->left->base >= t->base) || t->height != 1 + (l > r ? l : r))
+        return -1;
+    return t->height;
+}
+
+int tfl_addrmap_verify(void)
+{
+    pthread_rwlock_rdlock(&g_lock);
+    int h = verify_subtree(g_root, 0, UINTPTR_MAX);
+    pthread_rwlock_unlock(&g_lock);
+    return h;
 }
 
 size_t tfl_addrmap_count(void)
@@ -232,7 +278,8 @@ tfl_status tfl_mem_unregister(void *base, tfl_mem_kind kind)
         pthread_rwlock_unlock(&g_lock);
         return TFL_ERR_INVALID;
     }
-    g_root = avl_remove(g_root, b->base);
+    int changed;
+    g_root = avl_remove(g_root, b->base, &changed);
     g_count--;
     pthread_rwlock_unlock(&g_lock);
     free(b);

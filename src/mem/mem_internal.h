@@ -66,6 +66,8 @@ void tfl_addrmap_insert(tfl_block *b);
  * NULL (and nothing changed) if there is none. */
 tfl_block *tfl_addrmap_take(uintptr_t p, unsigned kind_mask);
 size_t tfl_addrmap_count(void);
+/* Tests: the tree's height, or -1 if an ordering/balance invariant fails. */
+int tfl_addrmap_verify(void);
 
 /* ------------------------------------------------------ provider_mmap.c */
 extern const tfl_mem_provider tfl_mem_mmap_provider;

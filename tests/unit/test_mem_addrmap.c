@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include "mem/mem.h"
 #include "mem/mem_internal.h"
@@ -184,6 +185,10 @@ static void test_random_against_reference(void)
         for (int i = 0; i < N; i++)
             live += (size_t)r[i].live;
         CHECK(tfl_addrmap_count() == n0 + live);
+        /* balanced: an AVL tree of n nodes is at most 1.44 log2(n+2) high */
+        int h = tfl_addrmap_verify();
+        CHECK(h >= 0);
+        CHECK((double)h <= 1.4405 * log2((double)(n0 + live + 2)));
         /* queries near every kind of boundary, checked by brute force on
          * the slot (ranges never leave their slot) */
         for (int q = 0; q < Q * 10; q++) {

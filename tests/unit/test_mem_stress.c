@@ -181,6 +181,7 @@ int main(void)
     /* racing frees of the same pointers */
     for (int i = 0; i < RACE_N; i++)
         CHECK(tfl_mem_alloc((size_t)(i % 5000) + 1, TFL_MEM_DEVICE, 0, 0, &race_ptrs[i]) == TFL_OK);
+    CHECK(tfl_addrmap_verify() >= 0);
     pthread_t r[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&r[i], NULL, racer, (void *)(intptr_t)i);
