@@ -116,15 +116,31 @@ static tfl_block *avl_remove_min(tfl_block *t, tfl_block **min, int *changed)
     return retie(t, h, changed);
 }
 
-/* Remove the node whose base is key (known to be present). */
-static tfl_block *avl_remove(tfl_block *t, uintptr_t key, int *changed)
+/* Remove the node whose base is key if accept(node, arg) says so; *out is
+ * that node, or NULL (tree unchanged) when there is none or it is refused.
+ * One descent both finds and removes: free is as hot as malloc. */
+typedef int (*accept_fn)(const tfl_block *b, unsigned arg);
+
+static tfl_block *avl_remove(tfl_block *t, uintptr_t key, accept_fn accept,
+                             unsigned arg, tfl_block **out, int *changed)
 {
+    if (!t) {
+        *out = NULL;
+        *changed = 0;
+        return NULL;
+    }
     int h = t->height;
     if (key < t->base) {
-        t->left = avl_remove(t->left, key, changed);
+        t->left = avl_remove(t->left, key, accept, arg, out, changed);
     } else if (key > t->base) {
-        t->right = avl_remove(t->right, key, changed);
+        t->right = avl_remove(t->right, key, accept, arg, out, changed);
     } else {
+        if (!accept(t, arg)) {
+            *out = NULL;
+            *changed = 0;
+            return t;
+        }
+        *out = t;
         tfl_block *l = t->left, *r = t->right, *m;
         *changed = 1;
         if (!r)
@@ -136,6 +152,18 @@ static tfl_block *avl_remove(tfl_block *t, uintptr_t key, int *changed)
         return retie(m, h, changed);
     }
     return retie(t, h, changed);
+}
+
+/* free: a pool block of one of the kinds in the mask */
+static int accept_owned(const tfl_block *b, unsigned kind_mask)
+{
+    return b->owned && ((1u << b->kind) & kind_mask);
+}
+
+/* unregister: a foreign range of exactly this kind */
+static int accept_foreign(const tfl_block *b, unsigned kind)
+{
+    return !b->owned && b->kind == kind;
 }
 
 /* The entry with the greatest base <= p, or NULL. */
@@ -151,14 +179,6 @@ static tfl_block *find_le(uintptr_t p)
         }
     }
     return best;
-}
-
-static tfl_block *find_exact(uintptr_t p)
-{
-    tfl_block *t = g_root;
-    while (t && t->base != p)
-        t = p < t->base ? t->left : t->right;
-    return t;
 }
 
 static void insert_locked(tfl_block *b)
@@ -190,15 +210,12 @@ void tfl_addrmap_insert(tfl_block *b)
 
 tfl_block *tfl_addrmap_take(uintptr_t p, unsigned kind_mask)
 {
-    pthread_rwlock_wrlock(&g_lock);
-    tfl_block *b = find_exact(p);
-    if (!b || !b->owned || !((1u << b->kind) & kind_mask)) {
-        pthread_rwlock_unlock(&g_lock);
-        return NULL;
-    }
+    tfl_block *b;
     int changed;
-    g_root = avl_remove(g_root, p, &changed);
-    g_count--;
+    pthread_rwlock_wrlock(&g_lock);
+    g_root = avl_remove(g_root, p, accept_owned, kind_mask, &b, &changed);
+    if (b)
+        g_count--;
     pthread_rwlock_unlock(&g_lock);
     return b;
 }
@@ -272,16 +289,18 @@ tfl_status tfl_mem_register(void *base, size_t size, tfl_mem_kind kind,
 
 tfl_status tfl_mem_unregister(void *base, tfl_mem_kind kind)
 {
-    pthread_rwlock_wrlock(&g_lock);
-    tfl_block *b = find_exact((uintptr_t)base);
-    if (!base || !b || b->owned || b->kind != (uint8_t)kind) {
-        pthread_rwlock_unlock(&g_lock);
+    if (!base || (unsigned)kind > 255)
         return TFL_ERR_INVALID;
-    }
+    tfl_block *b;
     int changed;
-    g_root = avl_remove(g_root, b->base, &changed);
-    g_count--;
+    pthread_rwlock_wrlock(&g_lock);
+    g_root = avl_remove(g_root, (uintptr_t)base, accept_foreign, (unsigned)kind,
+                        &b, &changed);
+    if (b)
+        g_count--;
     pthread_rwlock_unlock(&g_lock);
+    if (!b)
+        return TFL_ERR_INVALID;
     free(b);
     return TFL_OK;
 }
