@@ -323,6 +323,8 @@ static tfl_block *pop(tfl_arena *a, unsigned cls)
     return b;
 }
 
+static void block_release(tfl_block *b);
+
 static tfl_status alloc_small(tfl_arena *a, unsigned cls, size_t bsz,
                               tfl_block **out)
 {
@@ -417,22 +419,19 @@ tfl_status tfl_mem_alloc(size_t size, tfl_mem_kind kind, int device,
     b->owned = 1;
     b->device = device;
     b->flags = flags;
-    tfl_addrmap_insert(b);
+    if (tfl_addrmap_insert(b) != 0) {
+        block_release(b);
+        return TFL_ERR_NOMEM;
+    }
     tfl_stats_on_alloc(a->host, size);
     *out = (void *)b->base;
     return TFL_OK;
 }
 
-tfl_status tfl_mem_free(void *p, unsigned kind_mask)
+/* Return b, no longer mapped, to its arena's cache (or the provider). */
+static void block_release(tfl_block *b)
 {
-    if (!p)
-        return TFL_ERR_INVALID;
-    tfl_block *b = tfl_addrmap_take((uintptr_t)p, kind_mask);
-    if (!b)
-        return TFL_ERR_INVALID;
     tfl_arena *a = b->arena;
-    tfl_stats_on_free(a->host, b->size);
-
     release_list rl = { NULL, NULL };
     pthread_mutex_lock(&a->lock);
     if (b->chunk) {
@@ -455,6 +454,17 @@ tfl_status tfl_mem_free(void *p, unsigned kind_mask)
     }
     pthread_mutex_unlock(&a->lock);
     release(a, &rl);
+}
+
+tfl_status tfl_mem_free(void *p, unsigned kind_mask)
+{
+    if (!p)
+        return TFL_ERR_INVALID;
+    tfl_block *b = tfl_addrmap_take((uintptr_t)p, kind_mask);
+    if (!b)
+        return TFL_ERR_INVALID;
+    tfl_stats_on_free(b->arena->host, b->size);
+    block_release(b);
     return TFL_OK;
 }
 
