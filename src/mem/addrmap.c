@@ -5,8 +5,9 @@
  * must stay cheap with 10^5 live allocations, and allocation and free
  * (frequent too) must not degrade with the count.
  *
- * Structure: a B+ tree keyed by base address.  Leaves hold sorted arrays
- * of (base, extent, descriptor) and are linked in address order; inner
+ * Structure: a B+ tree keyed by base address.  Leaves hold a sorted array
+ * of bases and, beside it, what a lookup returns (size, kind, device,
+ * flags, descriptor); leaves are linked in address order; inner
  * nodes hold sorted separator keys.  Entries are disjoint intervals, so
  * "who holds p" is the entry with the greatest base <= p, checked against
  * its extent.  Lookup, insert and remove are O(log n) with a fan-out of
@@ -49,12 +50,22 @@ typedef struct bnode {
     int n; /* entries (leaf) or children (inner) */
 } bnode;
 
+/* What a lookup returns, copied into the leaf so that a lookup reads the
+ * leaf only, not the descriptor (one cache miss less at 10^5 entries). */
+typedef struct bentry {
+    size_t size;
+    tfl_block *val;
+    int device;
+    unsigned flags;
+    unsigned kind;
+    unsigned pad_;
+} bentry;
+
 typedef struct bleaf {
     bnode h;
     struct bleaf *prev, *next;
-    uintptr_t key[LEAF_MAX];
-    uintptr_t ext[LEAF_MAX];   /* extent: size, or 1 for a zero-size block */
-    tfl_block *val[LEAF_MAX];
+    uintptr_t key[LEAF_MAX];   /* searched: kept apart from the payload */
+    bentry ent[LEAF_MAX];
 } bleaf;
 
 typedef struct binner {
@@ -70,7 +81,7 @@ static bnode *g_root;
 static size_t g_count;
 
 /* A zero-size allocation still owns its base address. */
-static inline uintptr_t extent_of(const tfl_block *b) { return b->size ? b->size : 1; }
+static inline uintptr_t ent_extent(const bentry *e) { return e->size ? e->size : 1; }
 
 /* The greatest i in [0, n) with a[i] <= k, or -1. */
 static inline int upper_idx(const uintptr_t *a, int n, uintptr_t k)
@@ -122,7 +133,7 @@ static int find_le(uintptr_t p, bleaf **leaf, int *idx)
 /* Insert into subtree t; returns a new right sibling if t split (its
  * lower bound in *sep), NULL otherwise.  *oom set if a split could not
  * allocate: then nothing was inserted. */
-static bnode *ins(bnode *t, uintptr_t k, uintptr_t ext, tfl_block *v,
+static bnode *ins(bnode *t, uintptr_t k, const bentry *v,
                   uintptr_t *sep, int *oom)
 {
     if (t->leaf) {
@@ -139,11 +150,9 @@ static bnode *ins(bnode *t, uintptr_t k, uintptr_t ext, tfl_block *v,
         }
         int j = upper_idx(l->key, l->h.n, k) + 1, m = l->h.n - j;
         memmove(&l->key[j + 1], &l->key[j], (size_t)m * sizeof l->key[0]);
-        memmove(&l->ext[j + 1], &l->ext[j], (size_t)m * sizeof l->ext[0]);
-        memmove(&l->val[j + 1], &l->val[j], (size_t)m * sizeof l->val[0]);
+        memmove(&l->ent[j + 1], &l->ent[j], (size_t)m * sizeof l->ent[0]);
         l->key[j] = k;
-        l->ext[j] = ext;
-        l->val[j] = v;
+        l->ent[j] = *v;
         l->h.n++;
         if (!r)
             return NULL;
@@ -151,8 +160,7 @@ static bnode *ins(bnode *t, uintptr_t k, uintptr_t ext, tfl_block *v,
         r->h.leaf = 1;
         r->h.n = LEAF_MAX - half;
         memcpy(r->key, &l->key[half], (size_t)r->h.n * sizeof l->key[0]);
-        memcpy(r->ext, &l->ext[half], (size_t)r->h.n * sizeof l->ext[0]);
-        memcpy(r->val, &l->val[half], (size_t)r->h.n * sizeof l->val[0]);
+        memcpy(r->ent, &l->ent[half], (size_t)r->h.n * sizeof l->ent[0]);
         l->h.n = half;
         r->prev = l;
         r->next = l->next;
@@ -174,7 +182,7 @@ static bnode *ins(bnode *t, uintptr_t k, uintptr_t ext, tfl_block *v,
     }
     int i = route(in, k);
     uintptr_t csep;
-    bnode *c = ins(in->child[i], k, ext, v, &csep, oom);
+    bnode *c = ins(in->child[i], k, v, &csep, oom);
     if (!c) {
         free(r); /* the child did not split: this node stays as it is */
         return NULL;
@@ -213,7 +221,8 @@ static int insert_locked(tfl_block *b)
     }
     int oom = 0;
     uintptr_t sep;
-    bnode *r = ins(g_root, b->base, extent_of(b), b, &sep, &oom);
+    bentry e = { b->size, b, b->device, b->flags, b->kind, 0 };
+    bnode *r = ins(g_root, b->base, &e, &sep, &oom);
     if (oom) {
         free(nr);
         return -1;
@@ -255,15 +264,14 @@ static int rm(bnode *t, uintptr_t k, accept_fn accept, unsigned arg,
     if (t->leaf) {
         bleaf *l = (bleaf *)t;
         int j = upper_idx(l->key, l->h.n, k);
-        if (j < 0 || l->key[j] != k || !accept(l->val[j], arg)) {
+        if (j < 0 || l->key[j] != k || !accept(l->ent[j].val, arg)) {
             *out = NULL;
             return 0;
         }
-        *out = l->val[j];
+        *out = l->ent[j].val;
         int m = l->h.n - j - 1;
         memmove(&l->key[j], &l->key[j + 1], (size_t)m * sizeof l->key[0]);
-        memmove(&l->ext[j], &l->ext[j + 1], (size_t)m * sizeof l->ext[0]);
-        memmove(&l->val[j], &l->val[j + 1], (size_t)m * sizeof l->val[0]);
+        memmove(&l->ent[j], &l->ent[j + 1], (size_t)m * sizeof l->ent[0]);
         return --l->h.n == 0;
     }
     binner *in = (binner *)t;
@@ -322,10 +330,13 @@ static int verify_node(const bnode *t, uintptr_t lo, uintptr_t hi, size_t *count
         for (int j = 0; j < l->h.n; j++) {
             if (l->key[j] < lo || l->key[j] > hi || (j && l->key[j] <= l->key[j - 1]))
                 return -1;
-            if (l->val[j]->base != l->key[j] || extent_of(l->val[j]) != l->ext[j])
+            const bentry *e = &l->ent[j];
+            const tfl_block *b = e->val;
+            if (b->base != l->key[j] || b->size != e->size || b->kind != e->kind ||
+                b->device != e->device || b->flags != e->flags)
                 return -1;
             /* disjoint: each entry ends before the next begins */
-            if (j && l->key[j - 1] + l->ext[j - 1] > l->key[j])
+            if (j && l->key[j - 1] + ent_extent(&l->ent[j - 1]) > l->key[j])
                 return -1;
         }
         *count += (size_t)l->h.n;
@@ -382,15 +393,15 @@ int tfl_addrmap_verify(void)
 
 /* ------------------------------------------------------------ public */
 
-static void fill_info(const tfl_block *b, tfl_alloc_info *out)
+static void fill_info(uintptr_t base, const bentry *e, tfl_alloc_info *out)
 {
     if (!out)
         return;
-    out->base = (void *)b->base;
-    out->size = b->size;
-    out->kind = (tfl_mem_kind)b->kind;
-    out->device = b->device;
-    out->flags = b->flags;
+    out->base = (void *)base;
+    out->size = e->size;
+    out->kind = (tfl_mem_kind)e->kind;
+    out->device = e->device;
+    out->flags = e->flags;
 }
 
 int tfl_addrmap_insert(tfl_block *b)
@@ -442,9 +453,9 @@ tfl_status tfl_mem_register(void *base, size_t size, tfl_mem_kind kind,
     pthread_rwlock_wrlock(&g_lock);
     /* Entries are disjoint, so only the last one starting at or before
      * the new range's last byte can overlap it. */
-    if (find_le(b + size - 1, &l, &j) && l->key[j] + l->ext[j] > b) {
+    if (find_le(b + size - 1, &l, &j) && l->key[j] + ent_extent(&l->ent[j]) > b) {
         tfl_debug("mem: register %p+%zu overlaps %p+%zu", base, size,
-                  (void *)l->key[j], (size_t)l->ext[j]);
+                  (void *)l->key[j], l->ent[j].size);
         st = TFL_ERR_INVALID;
     } else if (insert_locked(n) != 0) {
         st = TFL_ERR_NOMEM;
@@ -475,8 +486,8 @@ int tfl_mem_lookup(const void *p, tfl_alloc_info *out)
     bleaf *l;
     int j;
     pthread_rwlock_rdlock(&g_lock);
-    if (find_le(a, &l, &j) && a - l->key[j] < l->ext[j]) {
-        fill_info(l->val[j], out);
+    if (find_le(a, &l, &j) && a - l->key[j] < ent_extent(&l->ent[j])) {
+        fill_info(l->key[j], &l->ent[j], out);
         hit = 1;
     }
     pthread_rwlock_unlock(&g_lock);
@@ -491,14 +502,14 @@ int tfl_mem_check_range(const void *p, size_t n, tfl_alloc_info *out)
     int j;
     pthread_rwlock_rdlock(&g_lock);
     if (find_le(a, &l, &j)) {
+        const bentry *e = &l->ent[j];
         uintptr_t off = a - l->key[j];
-        size_t size = l->val[j]->size;
         if (n == 0)
-            hit = off < l->ext[j];
+            hit = off < ent_extent(e);
         else
-            hit = n <= size && off <= size - n;
+            hit = n <= e->size && off <= e->size - n;
         if (hit)
-            fill_info(l->val[j], out);
+            fill_info(l->key[j], e, out);
     }
     pthread_rwlock_unlock(&g_lock);
     return hit;
