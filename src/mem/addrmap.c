@@ -97,10 +97,11 @@ static inline int upper_idx(const uintptr_t *a, int n, uintptr_t k)
     return lo - 1;
 }
 
+/* The child of in whose key range holds k (child 0 takes everything below
+ * key[1]). */
 static inline int route(const binner *in, uintptr_t k)
 {
-    int i = upper_idx(in->key + 1, in->h.n - 1, k) + 1;
-    return i;
+    return upper_idx(in->key + 1, in->h.n - 1, k) + 1;
 }
 
 /* ------------------------------------------------------------ lookup */
