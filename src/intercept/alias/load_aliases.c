@@ -17,11 +17,16 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "route/config.h"
 
 static const char *const aliases[] = { "libcuda.so.1", "libnvidia-ml.so.1" };
 
 __attribute__((constructor)) static void tfl_load_aliases(void)
 {
+    /* A backend that drives a real NVIDIA GPU needs the real driver and
+     * NVML under these names: then torchfl must not take them. */
+    if (strcmp(tfl_config_get()->backend, "cuda") == 0)
+        return;
     Dl_info self;
     if (!dladdr((void *)&tfl_load_aliases, &self) || !self.dli_fname)
         return;
