@@ -75,10 +75,12 @@ tfl_status tfl_rt_init(void)
 
 const tfl_backend *tfl_rt_backend(void)
 {
-    return init_status == TFL_OK ? backend : NULL;
+    /* pthread_once also orders this read after do_init's writes */
+    return tfl_rt_init() == TFL_OK ? backend : NULL;
 }
 
 const char *tfl_rt_backend_name(void)
 {
-    return tfl_config_get()->backend;
+    const tfl_backend *b = tfl_rt_backend();
+    return b ? b->name : tfl_config_get()->backend;
 }
