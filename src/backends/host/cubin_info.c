@@ -28,7 +28,6 @@
 #define EIFMT_SVAL 4
 #define EIATTR_KPARAM_INFO 0x17
 #define KPARAM_INFO_LEN 12
-#define MAX_ORDINALS 65536
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
 static int elf_usable;
@@ -38,8 +37,9 @@ static void elf_init(void) { elf_usable = elf_version(EV_CURRENT) != EV_NONE; }
 static uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
-/* Walk the records of one .nv.info.<kernel>; fills sizes by ordinal.
- * seen[] marks ordinals found; returns 1 + highest ordinal, or -1. */
+/* Walk the records of one .nv.info.<kernel>.  With all == NULL only
+ * validates and returns 1 + the highest ordinal; otherwise fills all[] and
+ * seen[] (top entries each) by ordinal.  -1 on malformed records. */
 static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
 {
     int top = 0;
@@ -61,10 +61,12 @@ static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
                 return -1;
             uint16_t ord = ld16(v + 4);
             uint32_t size = ld32(v + 8) >> 18;
-            if (seen[ord] && all[ord] != size)
-                return -1;
-            seen[ord] = 1;
-            all[ord] = size;
+            if (all) {
+                if (seen[ord] && all[ord] != size)
+                    return -1; /* two different sizes for one parameter */
+                seen[ord] = 1;
+                all[ord] = size;
+            }
             if (ord + 1 > top)
                 top = ord + 1;
         }
@@ -85,11 +87,11 @@ int tfl_cubin_param_sizes(const void *elf_image, size_t size,
     size_t klen = strlen(kernel);
     char *want = malloc(klen + sizeof ".nv.info.");
     void *copy = malloc(size);
-    uint32_t *all = calloc(MAX_ORDINALS, sizeof *all);
-    uint8_t *seen = calloc(MAX_ORDINALS, 1);
+    uint32_t *all = NULL;
+    uint8_t *seen = NULL;
     Elf *elf = NULL;
     int result = -1;
-    if (!want || !copy || !all || !seen)
+    if (!want || !copy)
         goto out;
     memcpy(want, ".nv.info.", sizeof ".nv.info." - 1);
     memcpy(want + sizeof ".nv.info." - 1, kernel, klen + 1);
@@ -112,8 +114,14 @@ int tfl_cubin_param_sizes(const void *elf_image, size_t size,
         Elf_Data *d = elf_getdata(scn, NULL);
         if (!d || (!d->d_buf && d->d_size))
             goto out;
-        int top = parse_info(d->d_buf, d->d_size, all, seen);
-        if (top < 0)
+        int top = parse_info(d->d_buf, d->d_size, NULL, NULL);
+        if (top <= 0) {
+            result = top; /* no parameters (0) or malformed (-1) */
+            goto out;
+        }
+        all = calloc((size_t)top, sizeof *all);
+        seen = calloc((size_t)top, 1);
+        if (!all || !seen || parse_info(d->d_buf, d->d_size, all, seen) != top)
             goto out;
         for (int i = 0; i < top; i++)
             if (!seen[i])
