@@ -28,6 +28,6 @@ fi
 
 bash scripts/fetch_cuda12_headers.sh >/dev/null
 
-if [ -x scripts/setup_venv.sh ] && [ "${TORCHFL_NO_VENV:-0}" != 1 ]; then
+if [ -f scripts/setup_venv.sh ] && [ "${TORCHFL_NO_VENV:-0}" != 1 ]; then
     bash scripts/setup_venv.sh >/dev/null
 fi
