@@ -18,4 +18,7 @@ ctest --test-dir build --output-on-failure -j"$JOBS" --timeout 900
 # layouts.  Tests marked torchfl_gpu (PyTorch's CUDA path under torchfl)
 # join CI when that path works end to end.
 VENV=$(bash scripts/setup_venv.sh)
-"$VENV/bin/python" -m pytest -q tests/pytorch -m "not torchfl_gpu"
+"$VENV/bin/python" -m pytest -q tests/pytorch -m "not torchfl_gpu" --ignore=tests/pytorch/cuda
+
+# PyTorch's CUDA path, under torchfl, compared with PyTorch on the CPU.
+build/torchfl run -- "$VENV/bin/python" -m pytest -q tests/pytorch/cuda
