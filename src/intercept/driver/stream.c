@@ -316,7 +316,7 @@ static CUresult wait_value(CUstream hs, CUdeviceptr addr, uint64_t value, unsign
     }
     if (ok)
         return CUDA_SUCCESS;
-    tfl_error("torchfl: cuStreamWaitValue%u: the condition on %p is false and nothing "
+    tfl_error("cuStreamWaitValue%u: the condition on %p is false and nothing "
               "issued can change it (synchronous execution): the stream would wait for ever",
               size * 8, (void *)(uintptr_t)addr);
     return CUDA_ERROR_NOT_SUPPORTED;

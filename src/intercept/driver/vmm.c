@@ -166,7 +166,7 @@ static void sync_runs(resv *r)
             int nc = r->runcap ? 2 * r->runcap : 8;
             run *nr = realloc(r->runs, (size_t)nc * sizeof *nr);
             if (!nr) {
-                tfl_error("torchfl: cuMemSetAccess: out of host memory tracking mappings");
+                tfl_error("cuMemSetAccess: out of host memory tracking mappings");
                 return;
             }
             r->runs = nr;
@@ -175,7 +175,7 @@ static void sync_runs(resv *r)
         if (tfl_mem_register((void *)b, e - b, TFL_MEM_VIRTUAL, dev, 0) == TFL_OK)
             r->runs[r->nruns++] = (run){ b, e - b };
         else
-            tfl_error("torchfl: could not record mapped range %p+%zu", (void *)b, e - b);
+            tfl_error("could not record mapped range %p+%zu", (void *)b, e - b);
         i = j;
     }
 }
@@ -186,7 +186,7 @@ static void restore_none(uintptr_t a, size_t n)
     void *p = mmap((void *)a, n, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     if (p == MAP_FAILED)
-        tfl_error("torchfl: cuMemUnmap: cannot restore reservation at %p: %s",
+        tfl_error("cuMemUnmap: cannot restore reservation at %p: %s",
                   (void *)a, strerror(errno));
 }
 
@@ -448,7 +448,7 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     void *m = mmap((void *)(uintptr_t)ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, p->fd,
                    (off_t)offset);
     if (m == MAP_FAILED) {
-        tfl_error("torchfl: cuMemMap: mmap failed: %s", strerror(errno));
+        tfl_error("cuMemMap: mmap failed: %s", strerror(errno));
         r = CUDA_ERROR_OUT_OF_MEMORY;
         goto out;
     }
