@@ -89,7 +89,16 @@ typedef enum tfl_copy_dir {
 typedef enum tfl_op_kind {
     TFL_OP_NONE = 0,
     TFL_OP_GEMM = 1,
-    /* elementwise, reductions, softmax, ... are appended by later issues */
+    TFL_OP_ELEMENTWISE = 2,
+    TFL_OP_REDUCE = 3,
+    TFL_OP_SOFTMAX = 4,
+    TFL_OP_LOSS = 5,
+    TFL_OP_EMBEDDING = 6,
+    TFL_OP_NORM = 7,
+    TFL_OP_RANDOM = 8,
+    TFL_OP_FOREACH = 9,
+    TFL_OP_INDEX = 10,
+    TFL_OP_ATTENTION = 11,
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -147,11 +156,32 @@ typedef struct tfl_gemm_op {
     void *aux; int64_t ld_aux; tfl_dtype aux_type;
 } tfl_gemm_op;
 
+#include "torchfl/ops/elementwise.h"
+#include "torchfl/ops/reduce.h"
+#include "torchfl/ops/softmax.h"
+#include "torchfl/ops/loss.h"
+#include "torchfl/ops/embedding.h"
+#include "torchfl/ops/norm.h"
+#include "torchfl/ops/random.h"
+#include "torchfl/ops/foreach.h"
+#include "torchfl/ops/index.h"
+#include "torchfl/ops/attention.h"
+
 typedef struct tfl_op {
     tfl_op_kind kind;
     const char *name;        /* short name for statistics, e.g. "gemm"   */
     union {
         tfl_gemm_op gemm;
+        tfl_elementwise_op elementwise;
+        tfl_reduce_op reduce;
+        tfl_softmax_op softmax;
+        tfl_loss_op loss;
+        tfl_embedding_op embedding;
+        tfl_norm_op norm;
+        tfl_random_op random;
+        tfl_foreach_op foreach;
+        tfl_index_op index;
+        tfl_attention_op attention;
     } u;
 } tfl_op;
 

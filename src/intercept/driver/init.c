@@ -50,7 +50,7 @@ int tfl_drv_initialised(void)
         return 1;
     /* The runtime initialised route: the real cudart calls cuInit on its
      * first call, so the driver counts as initialised from then on. */
-    if (tfl_rt_backend() != NULL) {
+    if (tfl_rt_initialised()) {
         atomic_store(&g_initialised, 1);
         return 1;
     }
