@@ -249,7 +249,10 @@ static CUresult attr_known(void *data, CUpointer_attribute a, CUdeviceptr p,
     int vmm = tfl_drv_vmm_mapping(ptr(p), &vbase, &vsize, &block);
     switch (a) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = tfl_drv_primary(ai->device);
+        /* memory the runtime made without a device (e.g. pinned host
+         * memory recorded with device -1) belongs to no context */
+        *(CUcontext *)data = ai->device >= 0 && ai->device < TFL_DRV_MAX_DEVICES
+                                 ? tfl_drv_primary(ai->device) : NULL;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned int *)data = memtype(ai->kind);
