@@ -33,6 +33,9 @@ int main(void)
     size_t free1 = 0;
     CHECK_OK(cuMemGetInfo(&free1, &total));
     CHECK(free1 == 0);
+    /* the pool sees the same limit: no room for cuMemAlloc either */
+    CUdeviceptr d = 0;
+    CHECK_RES(cuMemAlloc(&d, 2 * MiB), CUDA_ERROR_OUT_OF_MEMORY);
     CHECK_OK(cuMemRelease(h[0]));
     CHECK_OK(cuMemCreate(&extra, 2 * MiB, &prop, 0));   /* room again */
     CHECK_OK(cuMemRelease(extra));
@@ -40,5 +43,15 @@ int main(void)
         CHECK_OK(cuMemRelease(h[i]));
     CHECK_OK(cuMemGetInfo(&free1, &total));
     CHECK(free1 == free0);
+
+    /* and the other way round: pool memory leaves less for cuMemCreate */
+    CHECK_OK(cuMemAlloc(&d, 12 * MiB));
+    made = 0;
+    while (made < 8 && cuMemCreate(&h[made], 2 * MiB, &prop, 0) == CUDA_SUCCESS)
+        made++;
+    CHECK(made >= 1 && made <= 2);   /* 4 MiB at most are left */
+    for (int i = 0; i < made; i++)
+        CHECK_OK(cuMemRelease(h[i]));
+    CHECK_OK(cuMemFree(d));
     TEST_DONE();
 }
