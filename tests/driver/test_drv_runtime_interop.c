@@ -5,10 +5,6 @@
  * hasPrimaryContext) and current on that thread (cuCtxGetCurrent, checked
  * by every cuBLAS handle fetch); a driver allocation works with a runtime
  * copy and the reverse; cuCtxSetCurrent selects the runtime's device.
- *
- * tfl-driver-build-only: needs the cudart entry points to call
- * tfl_drv_runtime_use / tfl_drv_runtime_set_device (driver_hooks.h);
- * register it (remove this line) once they do.
  */
 #define _GNU_SOURCE
 #include "drv_check.h"
