@@ -145,6 +145,9 @@ typedef struct tfl_gemm_op {
     tfl_epilogue epilogue;
     const void *bias; tfl_dtype bias_type;
     void *aux; int64_t ld_aux; tfl_dtype aux_type;
+    /* appended: per-batch strides of bias and aux (elements; bits for a
+     * ReLU mask); 0 = every batch entry shares one vector/matrix */
+    int64_t stride_bias, stride_aux;
 } tfl_gemm_op;
 
 typedef struct tfl_op {
