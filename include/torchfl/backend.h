@@ -89,6 +89,7 @@ typedef enum tfl_copy_dir {
 typedef enum tfl_op_kind {
     TFL_OP_NONE = 0,
     TFL_OP_GEMM = 1,
+    TFL_OP_BLAS = 2,         /* BLAS level 1/2 and non-GEMM level 3       */
     /* elementwise, reductions, softmax, ... are appended by later issues */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
@@ -150,11 +151,47 @@ typedef struct tfl_gemm_op {
     int64_t stride_bias, stride_aux;
 } tfl_gemm_op;
 
+/*
+ * The BLAS routines cuBLAS callers use besides GEMM, column-major, with
+ * BLAS's own argument meanings.  Increments may be negative (BLAS order).
+ * Scalars (alpha/beta) are host values of type; a result (dot, nrm2,
+ * asum: one element of type; iamax: int32, 1-based) is written by the
+ * backend to result, which may be device memory.
+ */
+typedef enum tfl_blas_fn {
+    TFL_BLAS_GEMV = 1,   /* y = alpha op(A) x + beta y    (A: m x n)       */
+    TFL_BLAS_GER,        /* A += alpha x y^T              (A: m x n)       */
+    TFL_BLAS_DOT,        /* result = x . y                (n)              */
+    TFL_BLAS_AXPY,       /* y += alpha x                  (n)              */
+    TFL_BLAS_SCAL,       /* x *= alpha                    (n; x is y)      */
+    TFL_BLAS_NRM2,       /* result = ||x||_2              (n)              */
+    TFL_BLAS_ASUM,       /* result = sum |x_i|            (n)              */
+    TFL_BLAS_IAMAX,      /* result = first i of max |x_i|, 1-based; 0 if n<=0 */
+    TFL_BLAS_TRSM,       /* B = alpha op(A)^-1 B (side left) or B op(A)^-1 */
+    TFL_BLAS_SYRK        /* C = alpha op(A) op(A)^T + beta C, uplo part    */
+} tfl_blas_fn;
+
+typedef struct tfl_blas_op {
+    tfl_blas_fn fn;
+    tfl_dtype type;          /* F32 or F64                                */
+    int side, uplo, trans, diag; /* 0/1: left/right, lower/upper,
+                                    0/1/2: N/T/C, 0/1: non-unit/unit      */
+    int64_t m, n, k;
+    const void *a; int64_t lda;
+    const void *x; int64_t incx;
+    void *y; int64_t incy;   /* gemv/axpy/scal output, ger: the y vector  */
+    void *b; int64_t ldb;    /* trsm: B in/out; ger: A in/out (ld = ldb)  */
+    void *c; int64_t ldc;    /* syrk: C in/out                            */
+    const void *alpha, *beta;
+    void *result;
+} tfl_blas_op;
+
 typedef struct tfl_op {
     tfl_op_kind kind;
     const char *name;        /* short name for statistics, e.g. "gemm"   */
     union {
         tfl_gemm_op gemm;
+        tfl_blas_op blas;
     } u;
 } tfl_op;
 

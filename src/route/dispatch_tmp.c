@@ -22,6 +22,8 @@ __attribute__((weak)) tfl_status tfl_route_op(const tfl_op *op, tfl_rt_stream *s
         return TFL_ERR_INVALID;
     if (op->kind == TFL_OP_GEMM)
         return host_gemm(&op->u.gemm);
+    if (op->kind == TFL_OP_BLAS)
+        return host_blas(&op->u.blas);
     return TFL_ERR_UNSUPPORTED;
 }
 
@@ -53,4 +55,9 @@ __attribute__((weak)) int tfl_rt_stream_valid(tfl_rt_stream *s)
 __attribute__((weak)) tfl_status tfl_rt_init(void)
 {
     return TFL_OK;
+}
+
+__attribute__((weak)) int tfl_rt_current_device(void)
+{
+    return 0;
 }
