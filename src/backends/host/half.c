@@ -9,7 +9,7 @@
  */
 #include "backends/host/gemm_internal.h"
 
-#include "backends/host/half.h"
+#include "common/half.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

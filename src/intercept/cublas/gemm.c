@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "backends/host/half.h"
+#include "common/half.h"
 #include "common/log.h"
 
 /* Host copies of alpha and beta: f[0..1] / f[4..5] or d[0..1] / d[2..3]. */

@@ -1,12 +1,12 @@
 /*
- * half.h - scalar fp16/bf16 <-> fp32 conversions for the host backend.
+ * half.h - scalar fp16/bf16 <-> fp32 conversions (header-only, any layer).
  *
  * Round-to-nearest-even in both narrowing directions, as the GPU's
  * cvt.rn does; NaN stays NaN (quietened), infinities and subnormals are
- * exact.  Bulk (vectorised) conversions live in half.c.
+ * exact.  Bulk (vectorised) matrix conversions live in backends/host/half.c.
  */
-#ifndef TFL_HOST_HALF_H
-#define TFL_HOST_HALF_H
+#ifndef TFL_COMMON_HALF_H
+#define TFL_COMMON_HALF_H
 
 #include <stdint.h>
 #include <string.h>
