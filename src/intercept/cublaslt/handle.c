@@ -70,12 +70,6 @@ cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)
     return CUBLAS_STATUS_SUCCESS;
 }
 
-unsigned cublasLtDisableCpuInstructionsSetMask(unsigned mask)
-{
-    (void)mask;
-    return 0;
-}
-
 /* Logger: accepted; torchfl's own log (TORCHFL_LOG) reports problems. */
 cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t cb)
 {
