@@ -257,7 +257,8 @@ static void test_bad_args(cublasHandle_t h)
     /* operands outside device memory: the GPU would fault */
     std::vector<float> host(64, 0.0f);
     CHECK_CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, host.data(), 2, d, 2, &one, d, 2), CUBLAS_STATUS_EXECUTION_FAILED);
-    CHECK_CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 8, d, 8, &one, d, 8), CUBLAS_STATUS_EXECUTION_FAILED); /* past the end */
+    CHECK_CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 9, 9, 9, &one, d, 9, d, 9, &one, d, 9), CUBLAS_STATUS_EXECUTION_FAILED); /* 81 > 64 floats */
+    CB_OK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 4, &one, d, 8, d, 4, &one, d + 32, 8)); /* C: the last 32 of 64 */
     cudaFree(d);
 }
 

@@ -9,6 +9,7 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/host_info.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -19,9 +20,14 @@ static int host_probe(char *why, size_t why_len)
     return 1;
 }
 
+#pragma weak host_blas_set_threads
+
 static tfl_status host_init(const tfl_host_api *host)
 {
-    (void)host;
+    /* host.blas_threads: OpenBLAS's thread count (0 or unset = CPUs) */
+    const char *v = host && host->config ? host->config("host.blas_threads") : NULL;
+    if (v && host_blas_set_threads)
+        host_blas_set_threads(atoi(v));
     return TFL_OK;
 }
 
@@ -89,12 +95,16 @@ static tfl_status host_stream_noop(tfl_stream s)
 /* Weak until the GEMM kernels are merged (cuBLAS work in progress). */
 #pragma weak host_gemm_supported
 #pragma weak host_gemm
+#pragma weak host_blas_supported
+#pragma weak host_blas
 
 static int host_op_supported(const tfl_op *op)
 {
     switch (op->kind) {
     case TFL_OP_GEMM:
         return host_gemm_supported ? host_gemm_supported(&op->u.gemm) : 0;
+    case TFL_OP_BLAS:
+        return host_blas_supported ? host_blas_supported(&op->u.blas) : 0;
     default:
         return 0;
     }
@@ -106,6 +116,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
     switch (op->kind) {
     case TFL_OP_GEMM:
         return host_gemm ? host_gemm(&op->u.gemm) : TFL_ERR_UNSUPPORTED;
+    case TFL_OP_BLAS:
+        return host_blas ? host_blas(&op->u.blas) : TFL_ERR_UNSUPPORTED;
     default:
         return TFL_ERR_UNSUPPORTED;
     }
