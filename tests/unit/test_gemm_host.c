@@ -469,6 +469,90 @@ static void test_rounding(void)
         FAIL("NaN alpha did not give NaN (0x%04x)", d);
 }
 
+/* ------------------------------------------- bulk conversions, bitwise */
+
+/* Nearest fp16/bf16 pattern to v by search over the ordered positive
+ * patterns, ties to the even pattern: independent of the library. */
+static uint16_t ref_round(int bf, float v)
+{
+    double (*dec)(uint16_t) = bf ? dec_bf16 : dec_f16;
+    uint16_t inf = bf ? 0x7f80 : 0x7c00;
+    if (isnan(v))
+        return 0xffff;                     /* marker: any NaN */
+    uint16_t sign = signbit(v) ? 0x8000 : 0;
+    double a = fabs((double)v);
+    double maxf = dec((uint16_t)(inf - 1)), next = bf ? ldexp(1.0, 128) : 65536.0;
+    if (a >= (maxf + next) / 2)            /* halfway to the next binade: inf */
+        return (uint16_t)(sign | inf);
+    unsigned lo = 0, hi = inf - 1u;        /* largest pattern with value <= a */
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) / 2;
+        if (dec((uint16_t)mid) <= a) lo = mid; else hi = mid - 1;
+    }
+    uint16_t r = (uint16_t)lo;
+    if (dec(r) != a) {
+        double d0 = a - dec(r), d1 = dec((uint16_t)(r + 1)) - a;
+        if (d1 < d0 || (d1 == d0 && (r & 1)))
+            r++;
+    }
+    return (uint16_t)(sign | r);
+}
+
+static void test_conversions(void)
+{
+    /* widening: every pattern, through the bulk path (odd length so the
+     * vector body and the scalar tail both run) */
+    enum { NW = 65536 + 5 };
+    uint16_t *h = malloc(NW * 2);
+    float *f = malloc(NW * 4);
+    for (int bf = 0; bf < 2; bf++) {
+        for (int i = 0; i < NW; i++)
+            h[i] = (uint16_t)i;
+        hg_to_f32(bf ? TFL_DT_BF16 : TFL_DT_F16, h, NW, NW, 1, f, NW);
+        for (int i = 0; i < NW; i++) {
+            double want = bf ? dec_bf16(h[i]) : dec_f16(h[i]);
+            checks++;
+            if (!(f[i] == want || (isnan(f[i]) && isnan(want)))) {
+                FAIL("%s widen 0x%04x: %g, want %g", bf ? "bf16" : "f16", h[i], f[i], want);
+                break;
+            }
+        }
+    }
+    /* narrowing: random bit patterns, exact ties, subnormals, overflow */
+    enum { NN = 300000 + 3 };
+    float *src = malloc(NN * 4);
+    uint16_t *out = malloc(NN * 2);
+    unsigned x = 99;
+    for (int i = 0; i < NN; i++) {
+        x = x * 1664525u + 1013904223u;
+        uint32_t u = x;
+        switch (i % 4) {
+        case 0: break;                                     /* any pattern */
+        case 1: u = (u & 0x8fffffffu) | 0x30000000u; break; /* around fp16 range */
+        case 2: u = (u & ~0x1fffu) | 0x1000u; break;       /* fp16 tie bits */
+        case 3: u = (u & ~0xffffu) | 0x8000u; break;       /* bf16 tie bits */
+        }
+        memcpy(&src[i], &u, 4);
+    }
+    src[0] = 65520.0f; src[1] = 65519.99f; src[2] = -0.0f; src[3] = ldexpf(1.0f, -25);
+    src[4] = ldexpf(3.0f, -26); src[5] = INFINITY; src[6] = -NAN;
+    for (int bf = 0; bf < 2; bf++) {
+        hg_from_f32(bf ? TFL_DT_BF16 : TFL_DT_F16, src, NN, NN, 1, out, NN);
+        int bad = 0;
+        for (int i = 0; i < NN && bad < 5; i++) {
+            uint16_t want = ref_round(bf, src[i]);
+            double got = bf ? dec_bf16(out[i]) : dec_f16(out[i]);
+            checks++;
+            if (want == 0xffff ? !isnan(got) : out[i] != want) {
+                FAIL("%s narrow %a: 0x%04x, want 0x%04x", bf ? "bf16" : "f16",
+                     (double)src[i], out[i], want);
+                bad++;
+            }
+        }
+    }
+    free(h); free(f); free(src); free(out);
+}
+
 /* ----------------------------------------------------- bad arguments */
 
 static void test_invalid(void)
@@ -582,6 +666,7 @@ int main(void)
     hg_panel_cols = 0;
 
     test_rounding();
+    test_conversions();
     test_invalid();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

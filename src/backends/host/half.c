@@ -4,8 +4,7 @@
  * The low-precision GEMM converts its inputs to fp32 and its result back,
  * so these loops sit on the hot path: fp16 uses the F16C instructions when
  * the CPU has them (checked once at run time, the library is built for
- * baseline x86-64), bf16 is a shift / integer rounding the compiler
- * vectorises.  Results are bit-identical to the scalar helpers in half.h.
+ * baseline x86-64), bf16 uses AVX2 integer lanes likewise.  Results are bit-identical to the scalar helpers in half.h.
  */
 #include "backends/host/gemm_internal.h"
 
@@ -53,6 +52,62 @@ static void f32_to_f16_vec(const float *src, uint16_t *dst, int64_t n)
     for (; i < n; i++)
         dst[i] = tfl_f32_to_f16(src[i]);
 }
+
+static int have_avx2(void)
+{
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+/* bf16 -> fp32: widen and shift, 8 at a time. */
+__attribute__((target("avx2")))
+static void bf16_to_f32_vec(const uint16_t *src, float *dst, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(src + i));
+        __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+        _mm256_storeu_si256((__m256i *)(dst + i), w);
+    }
+    for (; i < n; i++)
+        dst[i] = tfl_bf16_to_f32(src[i]);
+}
+
+/* fp32 -> bf16, nearest even, NaN quietened: the scalar rule in integer
+ * lanes (no VCVTNEPS2BF16: it flushes subnormals). */
+__attribute__((target("avx2")))
+static void f32_to_bf16_vec(const float *src, uint16_t *dst, int64_t n)
+{
+    const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff);
+    const __m256i inf = _mm256_set1_epi32(0x7f800000);
+    const __m256i bias = _mm256_set1_epi32(0x7fff);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i quiet = _mm256_set1_epi32(0x40);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i r2[2];
+        for (int h = 0; h < 2; h++) {
+            __m256i u = _mm256_loadu_si256((const __m256i *)(src + i + 8 * h));
+            __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs_mask), inf);
+            __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), one);
+            __m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(bias, lsb)), 16);
+            __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), quiet);
+            r2[h] = _mm256_blendv_epi8(r, q, nan);
+        }
+        /* pack 2 x 8 (each <= 0xffff) into 16 u16, fixing the lane order */
+        __m256i p = _mm256_packus_epi32(r2[0], r2[1]);
+        p = _mm256_permute4x64_epi64(p, 0xd8);
+        _mm256_storeu_si256((__m256i *)(dst + i), p);
+    }
+    for (; i < n; i++)
+        dst[i] = tfl_f32_to_bf16(src[i]);
+}
 #endif
 
 /* One contiguous run of n elements. */
@@ -76,6 +131,12 @@ static void run_to_f32(tfl_dtype t, const void *src, float *dst, int64_t n)
     }
     case TFL_DT_BF16: {
         const uint16_t *s = src;
+#ifdef HG_HAVE_X86
+        if (have_avx2()) {
+            bf16_to_f32_vec(s, dst, n);
+            return;
+        }
+#endif
         /* memcpy keeps the type punning legal; it compiles to a move */
         for (int64_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
@@ -108,6 +169,12 @@ static void run_from_f32(tfl_dtype t, const float *src, void *dst, int64_t n)
     }
     case TFL_DT_BF16: {
         uint16_t *d = dst;
+#ifdef HG_HAVE_X86
+        if (have_avx2()) {
+            f32_to_bf16_vec(src, d, n);
+            return;
+        }
+#endif
         for (int64_t i = 0; i < n; i++) {
             uint32_t u;
             memcpy(&u, src + i, 4);
