@@ -270,8 +270,45 @@ static void bad_args(cublasHandle_t h)
     cudaFree(d);
 }
 
+/* cublasSet/GetVector and Set/GetMatrix: strided host <-> device copies */
+static void transfers(void)
+{
+    const int rows = 5, cols = 4, lda = 7, ldb = 6;
+    std::vector<double> hA((size_t)lda * cols), back((size_t)lda * cols, -1.0);
+    for (auto &v : hA) v = rnd_q();
+    double *dB = NULL;
+    CHECK_OK(cudaMalloc((void **)&dB, sizeof(double) * ldb * cols));
+    CB_OK(cublasSetMatrix(rows, cols, sizeof(double), hA.data(), lda, dB, ldb));
+    std::vector<double> raw = host_from(dB, (size_t)ldb * cols);
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < rows; i++)
+            CHECK(raw[(size_t)i + (size_t)j * ldb] == hA[(size_t)i + (size_t)j * lda]);
+    CB_OK(cublasGetMatrixAsync(rows, cols, sizeof(double), dB, ldb, back.data(), lda, 0));
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < lda; i++)
+            CHECK(back[(size_t)i + (size_t)j * lda] ==
+                  (i < rows ? hA[(size_t)i + (size_t)j * lda] : -1.0));
+    /* vectors: host stride 2 -> device stride 3 -> host stride 1 */
+    std::vector<float> x(20), y(7, 0.0f);
+    for (auto &v : x) v = (float)rnd_q();
+    float *dv = NULL;
+    CHECK_OK(cudaMalloc((void **)&dv, sizeof(float) * 21));
+    CB_OK(cublasSetVector(7, sizeof(float), x.data(), 2, dv, 3));
+    CB_OK(cublasGetVector(7, sizeof(float), dv, 3, y.data(), 1));
+    for (int i = 0; i < 7; i++)
+        CHECK(y[i] == x[(size_t)2 * i]);
+    CHECK_CB(cublasSetVector(7, sizeof(float), x.data(), 0, dv, 3), CUBLAS_STATUS_INVALID_VALUE);
+    CHECK_CB(cublasSetMatrix(rows, cols, 8, hA.data(), 3, dB, ldb), CUBLAS_STATUS_INVALID_VALUE);
+    CHECK_CB(cublasSetMatrix(rows, cols, 8, hA.data(), lda, back.data(), lda), CUBLAS_STATUS_MAPPING_ERROR);
+    std::vector<float> big(40, 1.0f);    /* 40 > the 21 device floats */
+    CHECK_CB(cublasSetVector(40, sizeof(float), big.data(), 1, dv, 1), CUBLAS_STATUS_MAPPING_ERROR);
+    cudaFree(dB);
+    cudaFree(dv);
+}
+
 int main(void)
 {
+    transfers();
     cublasHandle_t h;
     CB_OK(cublasCreate(&h));
     for (int dev = 0; dev < 2; dev++) {
