@@ -8,7 +8,10 @@
  * cblas_sgemm / cblas_dgemm called directly on the same buffers; for fp16
  * and bf16 it is cblas_sgemm on fp32 copies of the operands (what a CPU
  * user would run), so the ratio shows the cost of the conversions.
- * The two are timed alternately in one run; best of N rounds each.
+ * The two are timed alternately in one run.  Reported: GFLOP/s of the
+ * best of N rounds each, their ratio, and the median of the per-round
+ * ratios (each round times both back to back, so on a busy machine the
+ * median pair ratio is the steadier figure).
  *
  * usage: bench_gemm [path/to/libtorchfl.so] [rounds]
  * (default: ./libtorchfl.so, then build/libtorchfl.so; 5 rounds)
@@ -72,6 +75,12 @@ static int load(const char *path)
 enum kind { K_SGEMM, K_DGEMM, K_HGEMMEX, K_BGEMMEX };
 static const char *kname[] = { "sgemm", "dgemm", "gemmEx f16", "gemmEx bf16" };
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static void *dalloc(size_t n)
 {
     void *p = NULL;
@@ -110,6 +119,7 @@ static void bench(void *handle, enum kind k, int n, int rounds)
     const float one = 1.0f, zero = 0.0f;
     const double oned = 1.0, zerod = 0.0;
     double best_ref = 1e30, best_tfl = 1e30;
+    double *pair = malloc(sizeof(double) * (size_t)rounds);
     int status = 0;
     for (int r = 0; r < rounds + 1; r++) {   /* round 0 warms up both */
         double t0 = now();
@@ -135,11 +145,16 @@ static void bench(void *handle, enum kind k, int n, int rounds)
         if (r > 0) {
             if (t1 - t0 < best_ref) best_ref = t1 - t0;
             if (t2 - t1 < best_tfl) best_tfl = t2 - t1;
+            pair[r - 1] = (t1 - t0) / (t2 - t1);
         }
     }
+    qsort(pair, (size_t)rounds, sizeof(double), cmp_double);
+    double med = rounds % 2 ? pair[rounds / 2] : 0.5 * (pair[rounds / 2 - 1] + pair[rounds / 2]);
+    free(pair);
     double flop = 2.0 * n * (double)n * n;
-    printf("%-12s %5d  %9.1f  %9.1f  %6.3f%s\n", kname[k], n, flop / best_ref * 1e-9,
-           flop / best_tfl * 1e-9, best_ref / best_tfl, status ? "  (cuBLAS call FAILED)" : "");
+    printf("%-12s %5d  %9.1f  %9.1f  %6.3f  %6.3f%s\n", kname[k], n, flop / best_ref * 1e-9,
+           flop / best_tfl * 1e-9, best_ref / best_tfl, med,
+           status ? "  (cuBLAS call FAILED)" : "");
     fflush(stdout);
     T.cuda_free(A); T.cuda_free(B); T.cuda_free(C);
     free(Af); free(Bf); free(Cf);
@@ -166,8 +181,10 @@ int main(int argc, char **argv)
     }
     printf("OpenBLAS threads: %d; best of %d rounds, alternating\n",
            openblas_get_num_threads(), rounds);
-    printf("%-12s %5s  %9s  %9s  %6s\n", "op", "n", "OpenBLAS", "torchfl", "ratio");
-    printf("%-12s %5s  %9s  %9s  %6s\n", "", "", "GFLOP/s", "GFLOP/s", "");
+    printf("%-12s %5s  %9s  %9s  %6s  %6s\n", "op", "n", "OpenBLAS", "torchfl", "ratio",
+           "median");
+    printf("%-12s %5s  %9s  %9s  %6s  %6s\n", "", "", "GFLOP/s", "GFLOP/s", "(best)",
+           "pair");
     static const int sizes[] = { 512, 1024, 2048 };
     for (int k = K_SGEMM; k <= K_BGEMMEX; k++)
         for (int i = 0; i < 3; i++)

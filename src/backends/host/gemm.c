@@ -75,6 +75,20 @@ void *hg_scratch(int slot, size_t bytes)
     return s->p[slot];
 }
 
+void hg_scratch_trim(size_t keep)
+{
+    pthread_once(&scratch_once, scratch_init);
+    scratch *s = pthread_getspecific(scratch_key);
+    if (!s)
+        return;
+    for (int i = 0; i < HG_SCRATCH_SLOTS; i++)
+        if (s->n[i] > keep) {
+            free(s->p[i]);
+            s->p[i] = NULL;
+            s->n[i] = 0;
+        }
+}
+
 /* ---------------------------------------------------------- validation */
 
 static int fits_int(int64_t v)
@@ -329,8 +343,9 @@ tfl_status host_gemm(const tfl_gemm_op *op)
         const void *a, *b, *c;
         void *d;
         if (op->d_array) {
-            a = op->a_array[bi];
-            b = op->b_array[bi];
+            /* A/B arrays may be absent when they are never read (alpha 0) */
+            a = op->a_array ? op->a_array[bi] : NULL;
+            b = op->b_array ? op->b_array[bi] : NULL;
             c = op->c_array ? op->c_array[bi] : NULL;
             d = op->d_array[bi];
         } else {
@@ -368,9 +383,11 @@ tfl_status host_gemm(const tfl_gemm_op *op)
         else
             st = hg_gemm_lowp(op, a, b, c, d, &ep);
         if (st != TFL_OK)
-            return st;
+            break;
     }
-    return TFL_OK;
+    /* keep per-thread scratch for the next call, but not a huge one */
+    hg_scratch_trim(64u << 20);
+    return st;
 }
 
 void host_blas_set_threads(int n)

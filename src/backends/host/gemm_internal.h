@@ -31,6 +31,8 @@ void hg_store(tfl_dtype t, void *p, int64_t i, double v);
  * reused across calls (freed at thread exit).  NULL if out of memory. */
 #define HG_SCRATCH_SLOTS 4
 void *hg_scratch(int slot, size_t bytes);
+/* Free the calling thread's slots larger than keep bytes. */
+void hg_scratch_trim(size_t keep);
 
 /* Test hook: when > 0, the low-precision GEMM uses panels of this many
  * columns instead of sizing them from its memory budget. */

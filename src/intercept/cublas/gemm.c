@@ -196,8 +196,9 @@ static cublasStatus_t gemm_run(const gemm_args *g)
     o->lda = g->lda; o->ldb = g->ldb; o->ldc = g->ldc; o->ldd = g->ldc;
     o->batch = g->batch;
     if (g->pointer_array) {
-        o->a_array = g->Aarr;
-        o->b_array = g->Barr;
+        /* unread (alpha 0 or k 0) arrays were not checked: do not pass them */
+        o->a_array = reads_ab ? g->Aarr : NULL;
+        o->b_array = reads_ab ? g->Barr : NULL;
         o->c_array = (const void *const *)g->Carr;
         o->d_array = g->Carr;
     } else {
