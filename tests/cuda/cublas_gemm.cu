@@ -9,6 +9,7 @@
  * so fp32 accumulation is exact and only the output rounding may differ.
  */
 #include "cublas_common.h"
+#include <thread>
 
 enum api { K_S, K_D, K_H, K_EX };
 
@@ -262,9 +263,68 @@ static void test_bad_args(cublasHandle_t h)
     cudaFree(d);
 }
 
+/* Several host threads, each with its own handle, GEMMs concurrently
+ * (fp32 and bf16, which uses per-thread conversion buffers). */
+static void test_threads(void)
+{
+    const int nt = 4, n = 48;
+    int fails[nt] = {};
+    auto body = [&](int t) {
+        cublasHandle_t h;
+        if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { fails[t]++; return; }
+        std::vector<float> a(n * n), b(n * n);
+        std::vector<__nv_bfloat16> ab(n * n), bb(n * n);
+        for (int i = 0; i < n * n; i++) {
+            a[i] = (float)((i * (t + 3)) % 7 - 3) / 4;
+            b[i] = (float)((i * 5 + t) % 9 - 4) / 4;
+            ab[i] = __float2bfloat16(a[i]);
+            bb[i] = __float2bfloat16(b[i]);
+        }
+        std::vector<double> ref(n * n);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double s = 0;
+                for (int p = 0; p < n; p++) s += (double)a[i + p * n] * b[p + j * n];
+                ref[i + j * n] = s;
+            }
+        float *da = NULL, *db = NULL, *dc = NULL;
+        __nv_bfloat16 *dab = NULL, *dbb = NULL, *dcb = NULL;
+        cudaMalloc((void **)&da, n * n * 4); cudaMalloc((void **)&db, n * n * 4); cudaMalloc((void **)&dc, n * n * 4);
+        cudaMalloc((void **)&dab, n * n * 2); cudaMalloc((void **)&dbb, n * n * 2); cudaMalloc((void **)&dcb, n * n * 2);
+        cudaMemcpy(da, a.data(), n * n * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(db, b.data(), n * n * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(dab, ab.data(), n * n * 2, cudaMemcpyHostToDevice);
+        cudaMemcpy(dbb, bb.data(), n * n * 2, cudaMemcpyHostToDevice);
+        float one = 1.0f, zero = 0.0f;
+        std::vector<float> c(n * n);
+        std::vector<__nv_bfloat16> cb(n * n);
+        for (int it = 0; it < 20; it++) {
+            if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, da, n, db, n, &zero, dc, n) ||
+                cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dab, CUDA_R_16BF, n, dbb,
+                             CUDA_R_16BF, n, &zero, dcb, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                             CUBLAS_GEMM_DEFAULT))
+                fails[t]++;
+            cudaMemcpy(c.data(), dc, n * n * 4, cudaMemcpyDeviceToHost);
+            cudaMemcpy(cb.data(), dcb, n * n * 2, cudaMemcpyDeviceToHost);
+            for (int i = 0; i < n * n; i++)
+                if (c[i] != (float)ref[i] ||
+                    fabs(__bfloat162float(cb[i]) - ref[i]) > fabs(ref[i]) / 128)
+                    { fails[t]++; break; }
+        }
+        cudaFree(da); cudaFree(db); cudaFree(dc); cudaFree(dab); cudaFree(dbb); cudaFree(dcb);
+        cublasDestroy(h);
+    };
+    std::vector<std::thread> th;
+    for (int t = 0; t < nt; t++) th.emplace_back(body, t);
+    for (auto &x : th) x.join();
+    for (int t = 0; t < nt; t++)
+        if (fails[t]) { fprintf(stderr, "thread %d: %d failures\n", t, fails[t]); tfl_failures++; }
+}
+
 int main(void)
 {
     test_handle();
+    test_threads();
     cublasHandle_t h;
     CB_OK(cublasCreate(&h));
     test_bad_args(h);
