@@ -306,6 +306,52 @@ static void transfers(void)
     cudaFree(dv);
 }
 
+/* cublasDotEx as PyTorch calls it for half/bfloat16 dot (fp32 execution) */
+static void dot_ex(cublasHandle_t h)
+{
+    const int n = 37;
+    std::vector<double> x(n * 2), y(n);
+    for (auto &v : x) v = rnd_q();
+    for (auto &v : y) v = rnd_q();
+    double want = 0;
+    for (int i = 0; i < n; i++) want += x[2 * i] * y[n - 1 - i];   /* incx 2, incy -1 */
+    for (int t = 0; t < 2; t++) {
+        cudaDataType ty = t ? CUDA_R_16BF : CUDA_R_16F;
+        std::vector<uint16_t> hx(x.size()), hy(y.size());
+        for (size_t i = 0; i < x.size(); i++) {
+            if (t) { __nv_bfloat16 b = __double2bfloat16(x[i]); memcpy(&hx[i], &b, 2); }
+            else { __half b = __double2half(x[i]); memcpy(&hx[i], &b, 2); }
+        }
+        for (size_t i = 0; i < y.size(); i++) {
+            if (t) { __nv_bfloat16 b = __double2bfloat16(y[i]); memcpy(&hy[i], &b, 2); }
+            else { __half b = __double2half(y[i]); memcpy(&hy[i], &b, 2); }
+        }
+        uint16_t *dx = dev_from(hx), *dy = dev_from(hy), *dr = NULL;
+        CHECK_OK(cudaMalloc((void **)&dr, 2));
+        for (int dev = 0; dev < 2; dev++) {
+            uint16_t r = 0xffff;
+            CB_OK(cublasSetPointerMode(h, dev ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST));
+            CB_OK(cublasDotEx(h, n, dx, ty, 2, dy, ty, -1, dev ? (void *)dr : (void *)&r, ty, CUDA_R_32F));
+            if (dev) CHECK_OK(cudaMemcpy(&r, dr, 2, cudaMemcpyDeviceToHost));
+            double got;
+            if (t) { __nv_bfloat16 b; memcpy(&b, &r, 2); got = __bfloat162float(b); }
+            else { __half b; memcpy(&b, &r, 2); got = __half2float(b); }
+            CHECK_NEAR(got, want, t ? 1.0 / 128 : 1.0 / 1024);
+        }
+        CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+        float rf;
+        CHECK_CB(cublasDotEx(h, n, dx, ty, 1, dy, ty, 1, &rf, CUDA_R_32F, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
+        cudaFree(dx); cudaFree(dy); cudaFree(dr);
+    }
+    std::vector<float> fx(n), fy(n);
+    double wf = 0;
+    for (int i = 0; i < n; i++) { fx[i] = (float)x[i]; fy[i] = (float)y[i]; wf += (double)fx[i] * fy[i]; }
+    float *dfx = dev_from(fx), *dfy = dev_from(fy), r = 0;
+    CB_OK(cublasDotEx(h, n, dfx, CUDA_R_32F, 1, dfy, CUDA_R_32F, 1, &r, CUDA_R_32F, CUDA_R_32F));
+    CHECK_NEAR(r, wf, 1e-6);
+    cudaFree(dfx); cudaFree(dfy);
+}
+
 int main(void)
 {
     transfers();
@@ -316,6 +362,7 @@ int main(void)
         run<double>(h, dev);
     }
     bad_args(h);
+    dot_ex(h);
     CB_OK(cublasDestroy(h));
     TEST_DONE();
 }

@@ -1,6 +1,6 @@
 /*
  * blas.c - the host backend's TFL_OP_BLAS: BLAS level 1/2 plus TRSM and
- * SYRK on OpenBLAS, for fp32 and fp64.
+ * SYRK on OpenBLAS, for fp32 and fp64 (and an fp16/bf16 dot).
  *
  * Argument meanings are BLAS's (and so cuBLAS's), negative increments
  * included, so each call maps onto one cblas routine.  Where BLAS lets an
@@ -13,6 +13,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "common/half.h"
+
 static int fits(int64_t v)
 {
     return v >= INT_MIN && v <= INT_MAX;
@@ -20,7 +22,12 @@ static int fits(int64_t v)
 
 int host_blas_supported(const tfl_blas_op *op)
 {
-    if (!op || (op->type != TFL_DT_F32 && op->type != TFL_DT_F64))
+    if (!op)
+        return 0;
+    /* fp16/bf16: only DOT (cublasDotEx) */
+    int lowp = op->type == TFL_DT_F16 || op->type == TFL_DT_BF16;
+    if (op->type != TFL_DT_F32 && op->type != TFL_DT_F64 &&
+        !(lowp && op->fn == TFL_BLAS_DOT))
         return 0;
     if (op->fn < TFL_BLAS_GEMV || op->fn > TFL_BLAS_SYRK)
         return 0;
@@ -41,11 +48,34 @@ static void zero_vec(void *v, int64_t n, int64_t inc, size_t es)
         memset((char *)v + (size_t)(i * step) * es, 0, es);
 }
 
+/* fp16/bf16 dot: widen each element, accumulate in double (the GPU
+ * accumulates in fp32), round the result through fp32 to the type. */
+static void dot_lowp(const tfl_blas_op *op)
+{
+    const uint16_t *x = op->x, *y = op->y;
+    const int64_t n = op->n;
+    const int bf = op->type == TFL_DT_BF16;
+    double s = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ix = op->incx >= 0 ? i * op->incx : (n - 1 - i) * -op->incx;
+        int64_t iy = op->incy >= 0 ? i * op->incy : (n - 1 - i) * -op->incy;
+        float a = bf ? tfl_bf16_to_f32(x[ix]) : tfl_f16_to_f32(x[ix]);
+        float b = bf ? tfl_bf16_to_f32(y[iy]) : tfl_f16_to_f32(y[iy]);
+        s += (double)a * b;
+    }
+    float f = (float)s;
+    *(uint16_t *)op->result = bf ? tfl_f32_to_bf16(f) : tfl_f32_to_f16(f);
+}
+
 tfl_status host_blas(const tfl_blas_op *op)
 {
     if (!host_blas_supported(op))
         return op && (op->type == TFL_DT_F32 || op->type == TFL_DT_F64)
                    ? TFL_ERR_INVALID : TFL_ERR_UNSUPPORTED;
+    if (op->type == TFL_DT_F16 || op->type == TFL_DT_BF16) {
+        dot_lowp(op);
+        return TFL_OK;
+    }
     const int dbl = op->type == TFL_DT_F64;
     const size_t es = dbl ? 8 : 4;
     const int m = (int)op->m, n = (int)op->n, k = (int)op->k;

@@ -149,6 +149,58 @@ DOT(cublasDdot_v2, , int, double, 1)
 DOT(cublasSdot_v2, _64, int64_t, float, 0)
 DOT(cublasDdot_v2, _64, int64_t, double, 1)
 
+/* cublasDotEx: x, y and result of one type; fp16/bf16 execute in fp32. */
+static cublasStatus_t dot_ex(cublasHandle_t handle, int64_t n, const void *x,
+                             cudaDataType xt, int64_t incx, const void *y, cudaDataType yt,
+                             int64_t incy, void *result, cudaDataType rt, cudaDataType et)
+{
+    static const char fn[] = "cublasDotEx";
+    HANDLE(handle);
+    if (xt != yt || xt != rt ||
+        !((xt == CUDA_R_64F && et == CUDA_R_64F) ||
+          ((xt == CUDA_R_32F || xt == CUDA_R_16F || xt == CUDA_R_16BF) && et == CUDA_R_32F))) {
+        tfl_error("%s: types x %d y %d result %d execution %d not supported", fn,
+                  (int)xt, (int)yt, (int)rt, (int)et);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    const size_t es = tfl_cublas_dtype_size(xt);
+    TRY(check_result(h, result, es, fn));
+    if (n > 0) {
+        TRY(tfl_cublas_check_vector(x, n, incx, es, fn, "x"));
+        TRY(tfl_cublas_check_vector(y, n, incy, es, fn, "y"));
+    }
+    tfl_op op = blas_op(TFL_BLAS_DOT, 0);
+    tfl_blas_op *o = &op.u.blas;
+    o->type = (tfl_dtype)tfl_cublas_dtype(xt);
+    o->n = n > 0 ? n : 0;     /* an empty dot writes 0 */
+    o->x = x; o->incx = incx; o->y = (void *)y; o->incy = incy;
+    o->result = result;
+    return tfl_cublas_run(&op, h->stream, fn);
+}
+
+cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xt,
+                           int incx, const void *y, cudaDataType yt, int incy,
+                           void *result, cudaDataType rt, cudaDataType et)
+{
+    return dot_ex(handle, n, x, xt, incx, y, yt, incy, result, rt, et);
+}
+
+cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x,
+                              cudaDataType xt, int64_t incx, const void *y,
+                              cudaDataType yt, int64_t incy, void *result,
+                              cudaDataType rt, cudaDataType et)
+{
+    return dot_ex(handle, n, x, xt, incx, y, yt, incy, result, rt, et);
+}
+
+/* real types: the conjugated dot is the dot */
+cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xt,
+                            int incx, const void *y, cudaDataType yt, int incy,
+                            void *result, cudaDataType rt, cudaDataType et)
+{
+    return dot_ex(handle, n, x, xt, incx, y, yt, incy, result, rt, et);
+}
+
 #define RED1(NAME, SUF, WHICH, IT, T, RT, DBL)                                       \
 cublasStatus_t NAME##SUF(cublasHandle_t handle, IT n, const T *x, IT incx, RT *result) \
 { return reduce(#NAME, WHICH, handle, DBL, n, x, incx, NULL, 0, result); }
