@@ -651,6 +651,24 @@ int main(void)
                 run_variant(&v);
             }
     }
+    /* one output row or column (the gemv path), every transpose, padded,
+     * batched, beta 0 with NaN and beta != 0, with an epilogue */
+    for (size_t t = 0; t < 3; t++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int shape = 0; shape < 4; shape++) {
+                    variant v = { .tab = types[t].ab, .tcd = types[t].cd,
+                                  .comp = types[t].comp, .ta = ta, .tb = tb,
+                                  .m = shape & 1 ? 1 : 37, .n = shape & 1 ? 29 : 1,
+                                  .k = 23, .batch = 2, .pad = 2, .alpha = -0.75,
+                                  .beta = shape & 2 ? 0.5 : 0.0, .nan_c = !(shape & 2),
+                                  .c_separate = 1, .name = name,
+                                  .epi = shape == 3 ? TFL_EPI_RELU_BIAS : TFL_EPI_NONE };
+                    snprintf(name, sizeof(name), "%s gemv-shaped ta=%d tb=%d shape=%d",
+                             types[t].n, ta, tb, shape);
+                    run_variant(&v);
+                }
+
     /* the low-precision path in several column panels */
     hg_panel_cols = 3;
     for (int t = 0; t < 2; t++)
