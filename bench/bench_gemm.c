@@ -160,6 +160,36 @@ static void bench(void *handle, enum kind k, int n, int rounds)
     free(Af); free(Bf); free(Cf);
 }
 
+/* Per-call cost on tiny sgemms: what an MLP's many small GEMMs pay. */
+static void bench_small(void *handle, int n, int calls)
+{
+    size_t nn = (size_t)n * n;
+    float *A = dalloc(nn * 4), *B = dalloc(nn * 4), *C = dalloc(nn * 4);
+    for (size_t i = 0; i < nn; i++) {
+        A[i] = (float)(i % 5);
+        B[i] = (float)(i % 3);
+    }
+    const float one = 1.0f, zero = 0.0f;
+    double best_ref = 1e30, best_tfl = 1e30;
+    int status = 0;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now();
+        for (int i = 0; i < calls; i++)
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A, n, B, n,
+                        0.0f, C, n);
+        double t1 = now();
+        for (int i = 0; i < calls; i++)
+            status |= T.sgemm(handle, 0, 0, n, n, n, &one, A, n, B, n, &zero, C, n);
+        double t2 = now();
+        if (t1 - t0 < best_ref) best_ref = t1 - t0;
+        if (t2 - t1 < best_tfl) best_tfl = t2 - t1;
+    }
+    printf("sgemm %4d   %8.2f us/call OpenBLAS  %8.2f us/call torchfl  (+%.2f us)%s\n", n,
+           best_ref / calls * 1e6, best_tfl / calls * 1e6, (best_tfl - best_ref) / calls * 1e6,
+           status ? "  (cuBLAS call FAILED)" : "");
+    T.cuda_free(A); T.cuda_free(B); T.cuda_free(C);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : NULL;
@@ -189,6 +219,8 @@ int main(int argc, char **argv)
     for (int k = K_SGEMM; k <= K_BGEMMEX; k++)
         for (int i = 0; i < 3; i++)
             bench(handle, (enum kind)k, sizes[i], rounds);
+    bench_small(handle, 8, 20000);
+    bench_small(handle, 64, 2000);
     T.destroy(handle);
     return 0;
 }

@@ -154,9 +154,7 @@ static tfl_status check_op(const tfl_gemm_op *op)
     } else {
         return TFL_ERR_UNSUPPORTED;
     }
-    if (op->trans_a == 2 || op->trans_b == 2) {
-        /* conjugate transpose = transpose for real types */
-    }
+    /* trans 2 (conjugate transpose) is plain transpose for real types */
 
     if (f & (HG_EPI_BIAS | HG_EPI_BGRAD_D | HG_EPI_BGRAD_A | HG_EPI_BGRAD_B)) {
         if (!op->bias)
