@@ -156,9 +156,10 @@ static cublasStatus_t gemm_run(const gemm_args *g)
     const size_t ea = tfl_cublas_dtype_size(g->ta), ec = tfl_cublas_dtype_size(g->tc);
     if (g->pointer_array) {
         size_t pb = (size_t)g->batch * sizeof(void *);
-        /* the pointer arrays themselves live in device memory */
-        if ((reads_ab && (tfl_cublas_check_matrix(g->Aarr, 1, 1, 1, pb, g->fn, "A array") ||
-                          tfl_cublas_check_matrix(g->Barr, 1, 1, 1, pb, g->fn, "B array"))) ||
+        /* the pointer arrays themselves live in device memory (the
+         * matrices they point at are checked only where they are read) */
+        if (tfl_cublas_check_matrix(g->Aarr, 1, 1, 1, pb, g->fn, "A array") ||
+            tfl_cublas_check_matrix(g->Barr, 1, 1, 1, pb, g->fn, "B array") ||
             tfl_cublas_check_matrix(g->Carr, 1, 1, 1, pb, g->fn, "C array"))
             return CUBLAS_STATUS_EXECUTION_FAILED;
     }
@@ -196,9 +197,8 @@ static cublasStatus_t gemm_run(const gemm_args *g)
     o->lda = g->lda; o->ldb = g->ldb; o->ldc = g->ldc; o->ldd = g->ldc;
     o->batch = g->batch;
     if (g->pointer_array) {
-        /* unread (alpha 0 or k 0) arrays were not checked: do not pass them */
-        o->a_array = reads_ab ? g->Aarr : NULL;
-        o->b_array = reads_ab ? g->Barr : NULL;
+        o->a_array = g->Aarr;
+        o->b_array = g->Barr;
         o->c_array = (const void *const *)g->Carr;
         o->d_array = g->Carr;
     } else {
