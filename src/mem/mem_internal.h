@@ -22,10 +22,6 @@ struct tfl_arena;
 struct tfl_chunk;
 
 typedef struct tfl_block {
-    /* address-map links (AVL tree keyed by base); valid while mapped */
-    struct tfl_block *left, *right;
-    int height;
-
     uintptr_t base;
     size_t size;          /* bytes asked for (0 allowed)                  */
     size_t block_size;    /* bytes the block occupies (class size)        */
@@ -60,12 +56,15 @@ unsigned tfl_size_class(size_t size);
 size_t tfl_class_size(unsigned c);
 
 /* ----------------------------------------------------------- addrmap.c */
-/* Insert a pool block (never overlaps: blocks are disjoint).  */
-void tfl_addrmap_insert(tfl_block *b);
+/* Insert a pool block (never overlaps: blocks are disjoint); 0, or -1 if
+ * out of host memory (nothing inserted). */
+int tfl_addrmap_insert(tfl_block *b);
 /* Remove the owned block based exactly at p whose kind is in kind_mask;
  * NULL (and nothing changed) if there is none. */
 tfl_block *tfl_addrmap_take(uintptr_t p, unsigned kind_mask);
 size_t tfl_addrmap_count(void);
+/* Tests: the tree's height, or -1 if an ordering/shape invariant fails. */
+int tfl_addrmap_verify(void);
 
 /* ------------------------------------------------------ provider_mmap.c */
 extern const tfl_mem_provider tfl_mem_mmap_provider;

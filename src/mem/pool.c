@@ -28,7 +28,10 @@
 
 #define SMALL_CLASSES 64 /* classes 0..63 are <= TFL_SMALL_MAX */
 #define KEEP_IDLE_CHUNKS 4
-#define LARGE_CACHE_CAP ((uint64_t)256 << 20)
+/* Cached large blocks are bounded per band, so that a few huge blocks
+ * cannot evict the many mid-sized ones (and make them mmap/munmap churn). */
+#define BAND_MID_MAX ((size_t)32 << 20)        /* band 0: <= 32 MiB     */
+#define LARGE_CACHE_CAP ((uint64_t)256 << 20)  /* per band, per arena    */
 #define PAGE 4096u
 
 typedef struct tfl_chunk {
@@ -48,8 +51,9 @@ typedef struct tfl_arena {
     tfl_chunk *chunks;
     tfl_chunk *cur;                /* chunk small blocks are carved from */
     unsigned idle_chunks;          /* chunks != cur with live == 0      */
-    tfl_block *lru_new, *lru_old;  /* cached large blocks, by age       */
-    uint64_t large_cached;
+    /* cached large blocks by age, per band (see BAND_MID_MAX) */
+    tfl_block *lru_new[2], *lru_old[2];
+    uint64_t large_cached[2];
 } tfl_arena;
 
 /* Segments to hand back once the arena lock is dropped. */
@@ -183,30 +187,34 @@ static void fl_unlink(tfl_arena *a, tfl_block *b)
     cached_delta(a, -(int64_t)b->block_size);
 }
 
+static inline int band(const tfl_block *b) { return b->block_size > BAND_MID_MAX; }
+
 static void lru_push(tfl_arena *a, tfl_block *b)
 {
+    int k = band(b);
     b->lru_prev = NULL;
-    b->lru_next = a->lru_new;
-    if (a->lru_new)
-        a->lru_new->lru_prev = b;
+    b->lru_next = a->lru_new[k];
+    if (a->lru_new[k])
+        a->lru_new[k]->lru_prev = b;
     else
-        a->lru_old = b;
-    a->lru_new = b;
-    a->large_cached += b->block_size;
+        a->lru_old[k] = b;
+    a->lru_new[k] = b;
+    a->large_cached[k] += b->block_size;
 }
 
 static void lru_unlink(tfl_arena *a, tfl_block *b)
 {
+    int k = band(b);
     if (b->lru_prev)
         b->lru_prev->lru_next = b->lru_next;
     else
-        a->lru_new = b->lru_next;
+        a->lru_new[k] = b->lru_next;
     if (b->lru_next)
         b->lru_next->lru_prev = b->lru_prev;
     else
-        a->lru_old = b->lru_prev;
+        a->lru_old[k] = b->lru_prev;
     b->lru_prev = b->lru_next = NULL;
-    a->large_cached -= b->block_size;
+    a->large_cached[k] -= b->block_size;
 }
 
 /* ------------------------------------------------------------ chunks */
@@ -315,6 +323,8 @@ static tfl_block *pop(tfl_arena *a, unsigned cls)
     return b;
 }
 
+static void block_release(tfl_block *b);
+
 static tfl_status alloc_small(tfl_arena *a, unsigned cls, size_t bsz,
                               tfl_block **out)
 {
@@ -409,22 +419,19 @@ tfl_status tfl_mem_alloc(size_t size, tfl_mem_kind kind, int device,
     b->owned = 1;
     b->device = device;
     b->flags = flags;
-    tfl_addrmap_insert(b);
+    if (tfl_addrmap_insert(b) != 0) {
+        block_release(b);
+        return TFL_ERR_NOMEM;
+    }
     tfl_stats_on_alloc(a->host, size);
     *out = (void *)b->base;
     return TFL_OK;
 }
 
-tfl_status tfl_mem_free(void *p, unsigned kind_mask)
+/* Return b, no longer mapped, to its arena's cache (or the provider). */
+static void block_release(tfl_block *b)
 {
-    if (!p)
-        return TFL_ERR_INVALID;
-    tfl_block *b = tfl_addrmap_take((uintptr_t)p, kind_mask);
-    if (!b)
-        return TFL_ERR_INVALID;
     tfl_arena *a = b->arena;
-    tfl_stats_on_free(a->host, b->size);
-
     release_list rl = { NULL, NULL };
     pthread_mutex_lock(&a->lock);
     if (b->chunk) {
@@ -434,10 +441,11 @@ tfl_status tfl_mem_free(void *p, unsigned kind_mask)
         b->chunk_next = rl.blocks;
         rl.blocks = b;
     } else {
+        int k = band(b);
         fl_push(a, b);
         lru_push(a, b);
-        while (a->large_cached > LARGE_CACHE_CAP) {
-            tfl_block *old = a->lru_old;
+        while (a->large_cached[k] > LARGE_CACHE_CAP) {
+            tfl_block *old = a->lru_old[k];
             lru_unlink(a, old);
             fl_unlink(a, old);
             old->chunk_next = rl.blocks;
@@ -446,6 +454,17 @@ tfl_status tfl_mem_free(void *p, unsigned kind_mask)
     }
     pthread_mutex_unlock(&a->lock);
     release(a, &rl);
+}
+
+tfl_status tfl_mem_free(void *p, unsigned kind_mask)
+{
+    if (!p)
+        return TFL_ERR_INVALID;
+    tfl_block *b = tfl_addrmap_take((uintptr_t)p, kind_mask);
+    if (!b)
+        return TFL_ERR_INVALID;
+    tfl_stats_on_free(b->arena->host, b->size);
+    block_release(b);
     return TFL_OK;
 }
 
@@ -455,13 +474,14 @@ static void trim_arena(tfl_arena *a)
 {
     release_list rl = { NULL, NULL };
     pthread_mutex_lock(&a->lock);
-    while (a->lru_old) {
-        tfl_block *b = a->lru_old;
-        lru_unlink(a, b);
-        fl_unlink(a, b);
-        b->chunk_next = rl.blocks;
-        rl.blocks = b;
-    }
+    for (int k = 0; k < 2; k++)
+        while (a->lru_old[k]) {
+            tfl_block *b = a->lru_old[k];
+            lru_unlink(a, b);
+            fl_unlink(a, b);
+            b->chunk_next = rl.blocks;
+            rl.blocks = b;
+        }
     for (tfl_chunk *c = a->chunks, *n; c; c = n) {
         n = c->next;
         if (c->live == 0)

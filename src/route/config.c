@@ -460,7 +460,10 @@ int tfl_config_parse_file_ex(const char *path, tfl_config *cfg,
             bad++;
             continue;
         }
-        char *s = trim(line);
+        char *s = line;
+        if (lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+            s += 3; /* UTF-8 byte-order mark from some editors */
+        s = trim(s);
         if (*s == '\0' || *s == '#')
             continue;
         if (*s == '[') {
@@ -525,6 +528,14 @@ int tfl_config_parse_file_ex(const char *path, tfl_config *cfg,
             report(on_error, ctx, "%s:%d: %s: %s", path, lineno, full, reason);
             bad++;
         }
+    }
+    if (ferror(f)) {
+        /* e.g. a directory: fopen succeeds, reading fails */
+        report(on_error, ctx, "%s: cannot read config file: %s", path,
+               strerror(errno));
+        free(line);
+        fclose(f);
+        return -1;
     }
     free(line);
     fclose(f);

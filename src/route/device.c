@@ -19,9 +19,10 @@
 
 #define MAX_DEVICES 64
 
-static int ndev;
+static int ndev, nphys;
 static int dev_map[MAX_DEVICES];          /* visible -> backend index */
 static tfl_device_info dev_info[MAX_DEVICES];
+static tfl_device_info phys_info[MAX_DEVICES]; /* all, by backend index */
 static __thread int cur_dev;
 
 /* Parse CUDA_VISIBLE_DEVICES into map; returns the visible count. */
@@ -68,12 +69,12 @@ void tfl_rt_devices_init(const tfl_backend *b, const tfl_config *cfg)
         for (int i = 0; i < n; i++)
             map[i] = i;
     }
-    for (int i = 0; i < n; i++) {
-        tfl_device_info *d = &dev_info[i];
+    for (int i = 0; i < count; i++) {
+        tfl_device_info *d = &phys_info[i];
         memset(d, 0, sizeof *d);
-        int bdev = strcmp(b->name, "host") == 0 ? 0 : map[i];
+        int bdev = strcmp(b->name, "host") == 0 ? 0 : i;
         if (!b->device_info || b->device_info(bdev, d) != TFL_OK)
-            snprintf(d->name, sizeof d->name, "torchfl %s device %d", b->name, map[i]);
+            snprintf(d->name, sizeof d->name, "torchfl %s device %d", b->name, i);
         if (d->cc_major == 0) {
             d->cc_major = cfg->cc_major;
             d->cc_minor = cfg->cc_minor;
@@ -82,10 +83,14 @@ void tfl_rt_devices_init(const tfl_backend *b, const tfl_config *cfg)
             d->total_mem = cfg->mem_pool_size;
         if (d->multiprocessors <= 0)
             d->multiprocessors = 1;
-        d->pci_bus = map[i] + 1;
-        d->uuid[15] = (uint8_t)map[i];
+        d->pci_bus = i + 1;
+        d->uuid[15] = (uint8_t)i;
+    }
+    for (int i = 0; i < n; i++) {
+        dev_info[i] = phys_info[map[i]];
         dev_map[i] = map[i];
     }
+    nphys = count;
     ndev = n;
 }
 
@@ -114,3 +119,15 @@ int tfl_rt_device_is_valid(int dev)
 int tfl_rt_current_device(void) { return cur_dev; }
 
 void tfl_rt_set_current_device(int dev) { cur_dev = dev; }
+
+int tfl_rt_physical_device_count(void)
+{
+    return tfl_rt_init() == TFL_OK ? nphys : 0;
+}
+
+const tfl_device_info *tfl_rt_physical_device_info(int idx)
+{
+    if (tfl_rt_init() != TFL_OK || idx < 0 || idx >= nphys)
+        return NULL;
+    return &phys_info[idx];
+}

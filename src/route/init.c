@@ -14,29 +14,12 @@
 #include "backends/host/hostexec.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static tfl_status init_status = TFL_ERR_UNAVAILABLE;
 static const tfl_backend *backend;
-
-static void host_log(int level, const char *fmt, ...)
-{
-    char buf[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    tfl_log(level, "%s", buf);
-}
-
-static const tfl_host_api host_api = {
-    .abi_version = TFL_BACKEND_ABI_VERSION,
-    .log = host_log,
-    .config = tfl_config_value,
-};
 
 static const tfl_backend *active_backend;
 
@@ -61,7 +44,7 @@ static void do_init(void)
         return;
     }
     if (b->init) {
-        tfl_status st = b->init(&host_api);
+        tfl_status st = b->init(tfl_plugin_host_api());
         if (st != TFL_OK) {
             tfl_error("backend %s failed to initialise (status %d)", b->name, (int)st);
             init_status = TFL_ERR_UNAVAILABLE;
@@ -80,9 +63,8 @@ static void do_init(void)
     backend = b;
     tfl_rt_devices_init(b, cfg);
     init_status = TFL_OK;
-    tfl_info("backend %s ready (%d device%s, config %s)", b->name,
-             tfl_rt_device_count(), tfl_rt_device_count() == 1 ? "" : "s",
-             cfg->source);
+    /* not tfl_rt_device_count(): it would re-enter this pthread_once */
+    tfl_info("backend %s ready (config %s)", b->name, cfg->source);
 }
 
 tfl_status tfl_rt_init(void)
@@ -93,10 +75,12 @@ tfl_status tfl_rt_init(void)
 
 const tfl_backend *tfl_rt_backend(void)
 {
-    return init_status == TFL_OK ? backend : NULL;
+    /* pthread_once also orders this read after do_init's writes */
+    return tfl_rt_init() == TFL_OK ? backend : NULL;
 }
 
 const char *tfl_rt_backend_name(void)
 {
-    return tfl_config_get()->backend;
+    const tfl_backend *b = tfl_rt_backend();
+    return b ? b->name : tfl_config_get()->backend;
 }

@@ -80,7 +80,10 @@ static void self_dir(char *buf, size_t len)
     char path[PATH_MAX];
     path[0] = '\0';
     if (dladdr1((void *)self_dir, &info, (void **)&map, RTLD_DL_LINKMAP) &&
-        map && map->l_name && map->l_name[0] == '/') {
+        map && map->l_name && map->l_name[0]) {
+        /* as given to the loader: LD_PRELOAD=build/libtorchfl.so is
+         * relative to the directory the process started in (realpath
+         * below resolves it; torchfl looks this up at start-up) */
         snprintf(path, sizeof path, "%s", map->l_name);
     } else {
         /* the main program's link map has no name */
@@ -88,8 +91,11 @@ static void self_dir(char *buf, size_t len)
         path[n > 0 ? n : 0] = '\0';
     }
     char *slash = strrchr(path, '/');
-    if (!slash)
-        return;
+    if (!slash) {
+        /* a bare file name: the object lies in the current directory */
+        snprintf(path, sizeof path, ".");
+        slash = path + 1;
+    }
     *slash = '\0';
     char real[PATH_MAX];
     if (realpath(path[0] ? path : "/", real))

@@ -27,7 +27,8 @@
  * reason has then been logged once. */
 tfl_status tfl_rt_init(void);
 const tfl_backend *tfl_rt_backend(void);  /* NULL before/without init   */
-const char *tfl_rt_backend_name(void);    /* configured name            */
+/* The active backend's name once initialised, else the configured one. */
+const char *tfl_rt_backend_name(void);
 
 /* ------------------------------------------------------------- devices */
 
@@ -39,6 +40,10 @@ const tfl_device_info *tfl_rt_device_info(int dev);
 int tfl_rt_current_device(void);
 void tfl_rt_set_current_device(int dev);
 int tfl_rt_device_is_valid(int dev);
+/* All of the backend's devices, ignoring CUDA_VISIBLE_DEVICES (NVML's
+ * view), by backend index. */
+int tfl_rt_physical_device_count(void);
+const tfl_device_info *tfl_rt_physical_device_info(int idx);
 /* Attribute attr (cudaDeviceAttr / CUdevice_attribute numbering) of
  * visible device dev; TFL_ERR_INVALID for an unknown attribute. */
 tfl_status tfl_rt_device_attr(int dev, int attr, int *value);

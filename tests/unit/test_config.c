@@ -251,6 +251,19 @@ static void test_bad_lines(void)
     snprintf(want, sizeof want, "%s:2: unknown key \"foo\"", path);
     CHECK(strcmp(err, want) == 0, "err '%s'", err);
 
+    /* a directory opens but cannot be read: -1, reported */
+    tfl_config_defaults(&c);
+    ms.n = 0;
+    CHECK(tfl_config_parse_file_ex(tmpdir, &c, collect, &ms) == -1 && ms.n == 1 &&
+          strstr(ms.m[0], "cannot read"), "directory: %s", ms.m[0]);
+
+    /* CRLF line ends and a UTF-8 byte-order mark are not errors */
+    snprintf(path, sizeof path, "%s/dos.conf", tmpdir);
+    write_file(path, "\xEF\xBB\xBFstream.num = 2\r\n[host]\r\nthreads = 9\r\n");
+    tfl_config_defaults(&c);
+    CHECK(tfl_config_parse_file_ex(path, &c, NULL, NULL) == 0 && c.stream_num == 2 &&
+          c.exec_threads == 9, "BOM/CRLF");
+
     /* a missing file: -1, reported, config untouched */
     snprintf(path, sizeof path, "%s/missing.conf", tmpdir);
     tfl_config_defaults(&c);

@@ -101,7 +101,8 @@ int main(int argc, char **argv)
         return child(argv[2], argv + 3, argc - 3);
     unsetenv("FL_BACKEND");
     unsetenv("FAKE_PROBE_FAIL");
-    unsetenv("FAKE_PRIORITY");
+    /* above any real plugin a build tree may hold in build/plugins */
+    setenv("FAKE_PRIORITY", "1000000", 1);
 
     char search[4096];
     tfl_plugin_search_path(search, sizeof search);
@@ -118,9 +119,9 @@ int main(int argc, char **argv)
 
     const tfl_backend_desc *fake = find(d, n, "fake");
     CHECK(fake && fake->state == TFL_BK_READY && fake->table &&
-          fake->priority == 50 && !fake->builtin &&
+          fake->priority == 1000000 && !fake->builtin &&
           strstr(fake->path, TFL_TEST_PLUGIN_DIR "/libtorchfl-fake.so"),
-          "fake plugin not found ready with priority 50");
+          "fake plugin not found ready with priority 1000000");
 
     const tfl_backend_desc *abi = find(d, n, "fakeabi");
     CHECK(abi && abi->state == TFL_BK_BROKEN && !abi->table &&

@@ -95,14 +95,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return cudaSuccess;
 }
 
-static int attr(int dev, int a)
-{
-    int v = 0;
-    tfl_rt_device_attr(dev, a, &v);
-    return v;
-}
+#include "cudart/props_common.inc"
 
-/* The CUDA 13 layout; the CUDA 12 one is filled in abi12.c. */
+/* The CUDA 13 layout; the CUDA 12 one is filled in abi12/device_props12.c. */
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
     if (!p)
@@ -111,112 +106,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
     const tfl_device_info *d = tfl_rt_device_info(device);
     if (!d)
         RET(cudaErrorInvalidDevice);
-    memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%s", d->name);
-    memcpy(p->uuid.bytes, d->uuid, sizeof p->uuid.bytes);
-    p->totalGlobalMem = (size_t)d->total_mem;
-    p->sharedMemPerBlock = (size_t)attr(device, cudaDevAttrMaxSharedMemoryPerBlock);
-    p->regsPerBlock = attr(device, cudaDevAttrMaxRegistersPerBlock);
-    p->warpSize = attr(device, cudaDevAttrWarpSize);
-    p->memPitch = (size_t)attr(device, cudaDevAttrMaxPitch);
-    p->maxThreadsPerBlock = attr(device, cudaDevAttrMaxThreadsPerBlock);
-    p->maxThreadsDim[0] = attr(device, cudaDevAttrMaxBlockDimX);
-    p->maxThreadsDim[1] = attr(device, cudaDevAttrMaxBlockDimY);
-    p->maxThreadsDim[2] = attr(device, cudaDevAttrMaxBlockDimZ);
-    p->maxGridSize[0] = attr(device, cudaDevAttrMaxGridDimX);
-    p->maxGridSize[1] = attr(device, cudaDevAttrMaxGridDimY);
-    p->maxGridSize[2] = attr(device, cudaDevAttrMaxGridDimZ);
-    p->totalConstMem = (size_t)attr(device, cudaDevAttrTotalConstantMemory);
-    p->major = d->cc_major;
-    p->minor = d->cc_minor;
-    p->textureAlignment = (size_t)attr(device, cudaDevAttrTextureAlignment);
-    p->texturePitchAlignment = (size_t)attr(device, cudaDevAttrTexturePitchAlignment);
-    p->multiProcessorCount = d->multiprocessors;
-    p->integrated = d->integrated;
-    p->canMapHostMemory = 1;
-    p->maxTexture1D = attr(device, cudaDevAttrMaxTexture1DWidth);
-    p->maxTexture1DMipmap = attr(device, cudaDevAttrMaxTexture1DMipmappedWidth);
-    p->maxTexture2D[0] = attr(device, cudaDevAttrMaxTexture2DWidth);
-    p->maxTexture2D[1] = attr(device, cudaDevAttrMaxTexture2DHeight);
-    p->maxTexture2DMipmap[0] = attr(device, cudaDevAttrMaxTexture2DMipmappedWidth);
-    p->maxTexture2DMipmap[1] = attr(device, cudaDevAttrMaxTexture2DMipmappedHeight);
-    p->maxTexture2DLinear[0] = attr(device, cudaDevAttrMaxTexture2DLinearWidth);
-    p->maxTexture2DLinear[1] = attr(device, cudaDevAttrMaxTexture2DLinearHeight);
-    p->maxTexture2DLinear[2] = attr(device, cudaDevAttrMaxTexture2DLinearPitch);
-    p->maxTexture2DGather[0] = attr(device, cudaDevAttrMaxTexture2DGatherWidth);
-    p->maxTexture2DGather[1] = attr(device, cudaDevAttrMaxTexture2DGatherHeight);
-    p->maxTexture3D[0] = attr(device, cudaDevAttrMaxTexture3DWidth);
-    p->maxTexture3D[1] = attr(device, cudaDevAttrMaxTexture3DHeight);
-    p->maxTexture3D[2] = attr(device, cudaDevAttrMaxTexture3DDepth);
-    p->maxTexture3DAlt[0] = attr(device, cudaDevAttrMaxTexture3DWidthAlt);
-    p->maxTexture3DAlt[1] = attr(device, cudaDevAttrMaxTexture3DHeightAlt);
-    p->maxTexture3DAlt[2] = attr(device, cudaDevAttrMaxTexture3DDepthAlt);
-    p->maxTextureCubemap = attr(device, cudaDevAttrMaxTextureCubemapWidth);
-    p->maxTexture1DLayered[0] = attr(device, cudaDevAttrMaxTexture1DLayeredWidth);
-    p->maxTexture1DLayered[1] = attr(device, cudaDevAttrMaxTexture1DLayeredLayers);
-    p->maxTexture2DLayered[0] = attr(device, cudaDevAttrMaxTexture2DLayeredWidth);
-    p->maxTexture2DLayered[1] = attr(device, cudaDevAttrMaxTexture2DLayeredHeight);
-    p->maxTexture2DLayered[2] = attr(device, cudaDevAttrMaxTexture2DLayeredLayers);
-    p->maxTextureCubemapLayered[0] = attr(device, cudaDevAttrMaxTextureCubemapLayeredWidth);
-    p->maxTextureCubemapLayered[1] = attr(device, cudaDevAttrMaxTextureCubemapLayeredLayers);
-    p->maxSurface1D = attr(device, cudaDevAttrMaxSurface1DWidth);
-    p->maxSurface2D[0] = attr(device, cudaDevAttrMaxSurface2DWidth);
-    p->maxSurface2D[1] = attr(device, cudaDevAttrMaxSurface2DHeight);
-    p->maxSurface3D[0] = attr(device, cudaDevAttrMaxSurface3DWidth);
-    p->maxSurface3D[1] = attr(device, cudaDevAttrMaxSurface3DHeight);
-    p->maxSurface3D[2] = attr(device, cudaDevAttrMaxSurface3DDepth);
-    p->maxSurface1DLayered[0] = attr(device, cudaDevAttrMaxSurface1DLayeredWidth);
-    p->maxSurface1DLayered[1] = attr(device, cudaDevAttrMaxSurface1DLayeredLayers);
-    p->maxSurface2DLayered[0] = attr(device, cudaDevAttrMaxSurface2DLayeredWidth);
-    p->maxSurface2DLayered[1] = attr(device, cudaDevAttrMaxSurface2DLayeredHeight);
-    p->maxSurface2DLayered[2] = attr(device, cudaDevAttrMaxSurface2DLayeredLayers);
-    p->maxSurfaceCubemap = attr(device, cudaDevAttrMaxSurfaceCubemapWidth);
-    p->maxSurfaceCubemapLayered[0] = attr(device, cudaDevAttrMaxSurfaceCubemapLayeredWidth);
-    p->maxSurfaceCubemapLayered[1] = attr(device, cudaDevAttrMaxSurfaceCubemapLayeredLayers);
-    p->surfaceAlignment = (size_t)attr(device, cudaDevAttrSurfaceAlignment);
-    p->concurrentKernels = 1;
-    p->ECCEnabled = 0;
-    p->pciBusID = d->pci_bus;
-    p->pciDeviceID = d->pci_device;
-    p->pciDomainID = d->pci_domain;
-    p->tccDriver = 0;
-    p->asyncEngineCount = attr(device, cudaDevAttrAsyncEngineCount);
-    p->unifiedAddressing = 1;
-    p->memoryBusWidth = d->mem_bus_width;
-    p->l2CacheSize = d->l2_cache_bytes;
-    p->persistingL2CacheMaxSize = 0;
-    p->maxThreadsPerMultiProcessor = attr(device, cudaDevAttrMaxThreadsPerMultiProcessor);
-    p->streamPrioritiesSupported = 1;
-    p->globalL1CacheSupported = 1;
-    p->localL1CacheSupported = 1;
-    p->sharedMemPerMultiprocessor = (size_t)attr(device, cudaDevAttrMaxSharedMemoryPerMultiprocessor);
-    p->regsPerMultiprocessor = attr(device, cudaDevAttrMaxRegistersPerMultiprocessor);
-    p->managedMemory = 1;
-    p->isMultiGpuBoard = 0;
-    p->multiGpuBoardGroupID = device;
-    p->hostNativeAtomicSupported = 1;
-    p->pageableMemoryAccess = 1;
-    p->concurrentManagedAccess = 1;
-    p->computePreemptionSupported = 1;
-    p->canUseHostPointerForRegisteredMem = 1;
-    p->cooperativeLaunch = 1;
-    p->sharedMemPerBlockOptin = (size_t)attr(device, cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    p->pageableMemoryAccessUsesHostPageTables = 1;
-    p->directManagedMemAccessFromHost = 1;
-    p->maxBlocksPerMultiProcessor = attr(device, cudaDevAttrMaxBlocksPerMultiprocessor);
-    p->accessPolicyMaxWindowSize = 0;
-    p->reservedSharedMemPerBlock = (size_t)attr(device, cudaDevAttrReservedSharedMemoryPerBlock);
-    p->hostRegisterSupported = 1;
-    p->sparseCudaArraySupported = 0;
-    p->hostRegisterReadOnlySupported = 1;
-    p->timelineSemaphoreInteropSupported = 0;
-    p->memoryPoolsSupported = 1;
-    p->gpuDirectRDMASupported = 0;
-    p->memoryPoolSupportedHandleTypes = 0;
-    p->deferredMappingCudaArraySupported = 0;
-    p->ipcEventSupported = 0;
-    p->clusterLaunch = 0;
-    p->unifiedFunctionPointers = 1;
+    fill_common_props(p, device, d);
     p->deviceNumaConfig = 0;
     p->deviceNumaId = -1;
     p->mpsEnabled = 0;

@@ -39,7 +39,11 @@ cudaError_t tfl_cudart_init(void)
     cudaError_t s = tfl_cudart_sticky();
     if (s != cudaSuccess)
         return s;
-    return tfl_rt_init() == TFL_OK ? cudaSuccess : cudaErrorNoDevice;
+    /* no usable backend, or CUDA_VISIBLE_DEVICES hid every device: every
+     * call that needs a device fails as CUDA's does */
+    if (tfl_rt_init() != TFL_OK || tfl_rt_device_count() == 0)
+        return cudaErrorNoDevice;
+    return cudaSuccess;
 }
 
 cudaError_t cudaGetLastError(void)

@@ -184,7 +184,7 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     tfl_mem_stats s;
     tfl_mem_get_stats(&s);
     uint64_t tot = s.limit ? s.limit : (d ? d->total_mem : 0);
-    uint64_t used = s.current + s.cached;
+    uint64_t used = s.reserved;   /* what the limit counts */
     if (free)
         *free = (size_t)(used < tot ? tot - used : 0);
     if (total)
@@ -326,7 +326,7 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr 
         *(uint64_t *)value = 0;
         break;
     case cudaMemPoolAttrReservedMemCurrent:
-        *(uint64_t *)value = s.current + s.cached;
+        *(uint64_t *)value = s.reserved;
         break;
     case cudaMemPoolAttrReservedMemHigh:
     case cudaMemPoolAttrUsedMemHigh:
