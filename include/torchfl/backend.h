@@ -173,7 +173,9 @@ typedef enum tfl_blas_fn {
 
 typedef struct tfl_blas_op {
     tfl_blas_fn fn;
-    tfl_dtype type;          /* F32 or F64                                */
+    tfl_dtype type;          /* F32 or F64; C64/C128 for GEMV, DOT (trans
+                                2 = conjugate x) and TRSM; F16/BF16 for
+                                DOT; complex scalars are (re, im) pairs   */
     int side, uplo, trans, diag; /* 0/1: left/right, lower/upper,
                                     0/1/2: N/T/C, 0/1: non-unit/unit      */
     int64_t m, n, k;

@@ -1,7 +1,7 @@
 // tfl-libs: -lcublas -lcublasLt
 /*
  * cublas_gemm.cu - the cuBLAS GEMM family through the real cuBLAS API:
- * Sgemm/Dgemm/Hgemm/Cgemm/Zgemm, GemmEx (fp32/fp16/bf16/fp64 operands,
+ * Sgemm/Dgemm/Hgemm/Cgemm/Zgemm, SgemmEx, GemmEx (fp32/fp16/bf16/fp64 operands,
  * every output type, compute 32F/TF32/16F/64F, every algo enum), their
  * strided and pointer-array batched forms, both pointer modes, beta = 0
  * with NaN in C, handle settings, and bad arguments.  Results are checked
@@ -11,7 +11,7 @@
 #include "cublas_common.h"
 #include <thread>
 
-enum api { K_S, K_D, K_H, K_EX };
+enum api { K_S, K_D, K_H, K_EX, K_SEX };
 
 static double ulp_of(cudaDataType t)
 {
@@ -130,6 +130,7 @@ static void run_case(cublasHandle_t h, const gcase &g)
     case K_H * 3 + 2: st = cublasHgemmBatched(h, oa, ob, g.m, g.n, g.k, (const __half *)pa, (const __half **)dAa, lda, (const __half **)dBa, ldb, (const __half *)pb, (__half **)dCa, ldc, B); break;
     case K_EX * 3 + 0: st = cublasGemmEx(h, oa, ob, g.m, g.n, g.k, pa, A, g.ab, lda, Bm, g.ab, ldb, pb, C, g.c, ldc, g.comp, g.algo); break;
     case K_EX * 3 + 1: st = cublasGemmStridedBatchedEx(h, oa, ob, g.m, g.n, g.k, pa, A, g.ab, lda, sa, Bm, g.ab, ldb, sb, pb, C, g.c, ldc, sc, B, g.comp, g.algo); break;
+    case K_SEX * 3 + 0: st = cublasSgemmEx(h, oa, ob, g.m, g.n, g.k, (const float *)pa, A, g.ab, lda, Bm, g.ab, ldb, (const float *)pb, C, g.c, ldc); break;
     case K_EX * 3 + 2: st = cublasGemmBatchedEx(h, oa, ob, g.m, g.n, g.k, pa, (const void **)dAa, g.ab, lda, (const void **)dBa, g.ab, ldb, pb, (void **)dCa, g.c, ldc, B, g.comp, g.algo); break;
     }
     if (st != CUBLAS_STATUS_SUCCESS) {
@@ -342,6 +343,9 @@ int main(void)
         { "Ex bf16->bf16", K_EX, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F },
         { "Ex bf16->f32", K_EX, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F },
         { "Ex f64 64F", K_EX, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F },
+        { "SgemmEx f16->f32", K_SEX, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F },
+        { "SgemmEx bf16->bf16", K_SEX, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F },
+        { "SgemmEx f32", K_SEX, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F },
     };
     static const cublasGemmAlgo_t algos[] = { CUBLAS_GEMM_DEFAULT, CUBLAS_GEMM_DEFAULT_TENSOR_OP,
                                               CUBLAS_GEMM_ALGO7, CUBLAS_GEMM_ALGO3_TENSOR_OP };
@@ -351,6 +355,8 @@ int main(void)
         for (int ta = 0; ta < 3; ta++)
             for (int tb = 0; tb < 2; tb++)
                 for (int shape = 0; shape < 4; shape++) {
+                    if (t.kind == K_SEX && shape >= 2)
+                        continue;   /* SgemmEx has no batched form */
                     gcase g = {};
                     g.name = name; g.kind = t.kind; g.ab = t.ab; g.c = t.c; g.comp = t.comp;
                     g.algo = algos[ai++ % 4];

@@ -7,6 +7,7 @@
  * a double-precision host computation.
  */
 #include "cublas_common.h"
+#include <complex>
 
 template <typename T> struct api;
 template <> struct api<float> {
@@ -352,6 +353,135 @@ static void dot_ex(cublasHandle_t h)
     cudaFree(dfx); cudaFree(dfy);
 }
 
+/* Complex gemv (N/T/C), dotu/dotc, trsm and trsmBatched (real and complex) */
+typedef std::complex<double> cd;
+static cd cget(const cuComplex &v) { return cd(v.x, v.y); }
+static cd cget(const cuDoubleComplex &v) { return cd(v.x, v.y); }
+static void cset(cuComplex &v, cd x) { v = make_cuComplex((float)x.real(), (float)x.imag()); }
+static void cset(cuDoubleComplex &v, cd x) { v = make_cuDoubleComplex(x.real(), x.imag()); }
+
+static cublasStatus_t cgemv(cublasHandle_t h, cublasOperation_t t, int m, int n, const cuComplex *a, const cuComplex *A, int lda, const cuComplex *x, int ix, const cuComplex *b, cuComplex *y, int iy) { return cublasCgemv(h, t, m, n, a, A, lda, x, ix, b, y, iy); }
+static cublasStatus_t cgemv(cublasHandle_t h, cublasOperation_t t, int m, int n, const cuDoubleComplex *a, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int ix, const cuDoubleComplex *b, cuDoubleComplex *y, int iy) { return cublasZgemv(h, t, m, n, a, A, lda, x, ix, b, y, iy); }
+static cublasStatus_t cdot(cublasHandle_t h, int conj, int n, const cuComplex *x, int ix, const cuComplex *y, int iy, cuComplex *r) { return conj ? cublasCdotc(h, n, x, ix, y, iy, r) : cublasCdotu(h, n, x, ix, y, iy, r); }
+static cublasStatus_t cdot(cublasHandle_t h, int conj, int n, const cuDoubleComplex *x, int ix, const cuDoubleComplex *y, int iy, cuDoubleComplex *r) { return conj ? cublasZdotc(h, n, x, ix, y, iy, r) : cublasZdotu(h, n, x, ix, y, iy, r); }
+static cublasStatus_t ctrsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n, const cuComplex *a, const cuComplex *A, int lda, cuComplex *B, int ldb) { return cublasCtrsm(h, s, u, t, d, m, n, a, A, lda, B, ldb); }
+static cublasStatus_t ctrsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n, const cuDoubleComplex *a, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb) { return cublasZtrsm(h, s, u, t, d, m, n, a, A, lda, B, ldb); }
+
+template <typename T> static void complex_ops(cublasHandle_t h, double tol)
+{
+    const int m = 6, n = 5, lda = 8;
+    std::vector<T> A((size_t)lda * n);
+    for (auto &v : A) cset(v, cd(rnd_q(), rnd_q()));
+    T *dA = dev_from(A);
+    for (int t = 0; t < 3; t++) {
+        int lx = t ? m : n, ly = t ? n : m;
+        std::vector<T> x((size_t)lx * 2), y(ly);
+        for (auto &v : x) cset(v, cd(rnd_q(), rnd_q()));
+        for (auto &v : y) cset(v, t == 0 ? cd(NAN, NAN) : cd(rnd_q(), rnd_q()));
+        cd al(0.5, -1.0), be = t == 0 ? cd(0, 0) : cd(-1.5, 0.25);
+        std::vector<cd> want(ly);
+        for (int i = 0; i < ly; i++) {
+            cd s = 0;
+            for (int p = 0; p < lx; p++) {
+                cd a = t == 0 ? cget(A[(size_t)i + (size_t)p * lda]) : cget(A[(size_t)p + (size_t)i * lda]);
+                if (t == 2) a = std::conj(a);
+                s += a * cget(x[(size_t)p * 2]);
+            }
+            want[i] = al * s + (t ? be * cget(y[i]) : cd(0, 0));
+        }
+        T ta, tb;
+        cset(ta, al); cset(tb, be);
+        T *dx = dev_from(x), *dy = dev_from(y);
+        CB_OK(cgemv(h, t == 0 ? CUBLAS_OP_N : t == 1 ? CUBLAS_OP_T : CUBLAS_OP_C, m, n, &ta, dA, lda, dx, 2, &tb, dy, 1));
+        std::vector<T> got = host_from(dy, y.size());
+        for (int i = 0; i < ly; i++) {
+            CHECK_NEAR(cget(got[i]).real(), want[i].real(), tol);
+            CHECK_NEAR(cget(got[i]).imag(), want[i].imag(), tol);
+        }
+        cudaFree(dx); cudaFree(dy);
+    }
+    /* dotu / dotc, result to host and to device memory */
+    {
+        const int len = 13;
+        std::vector<T> x(len), y((size_t)len * 2);
+        for (auto &v : x) cset(v, cd(rnd_q(), rnd_q()));
+        for (auto &v : y) cset(v, cd(rnd_q(), rnd_q()));
+        T *dx = dev_from(x), *dy = dev_from(y), *dr = NULL;
+        CHECK_OK(cudaMalloc((void **)&dr, sizeof(T)));
+        for (int conj = 0; conj < 2; conj++)
+            for (int dev = 0; dev < 2; dev++) {
+                cd want = 0;
+                for (int i = 0; i < len; i++)
+                    want += (conj ? std::conj(cget(x[i])) : cget(x[i])) * cget(y[(size_t)i * 2]);
+                T r;
+                CB_OK(cublasSetPointerMode(h, dev ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST));
+                CB_OK(cdot(h, conj, len, dx, 1, dy, 2, dev ? dr : &r));
+                if (dev) CHECK_OK(cudaMemcpy(&r, dr, sizeof(T), cudaMemcpyDeviceToHost));
+                CHECK_NEAR(cget(r).real(), want.real(), tol);
+                CHECK_NEAR(cget(r).imag(), want.imag(), tol);
+            }
+        CB_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+        cudaFree(dx); cudaFree(dy); cudaFree(dr);
+    }
+    /* trsm, left, upper, conjugate transpose: op(U) X = alpha B */
+    {
+        const int M = 5, N = 3, ldt = 6, ldb = 7;
+        std::vector<T> U((size_t)ldt * M), B((size_t)ldb * N);
+        for (int j = 0; j < M; j++)
+            for (int i = 0; i < ldt; i++)
+                cset(U[(size_t)i + (size_t)j * ldt], i == j ? cd(2 + 0.25 * i, 0.5) : cd(rnd_q() * 0.25, rnd_q() * 0.25));
+        for (auto &v : B) cset(v, cd(rnd_q(), rnd_q()));
+        T *dU = dev_from(U), *dB = dev_from(B);
+        T al;
+        cset(al, cd(1.0, 0.5));
+        CB_OK(ctrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, CUBLAS_DIAG_NON_UNIT, M, N, &al, dU, ldt, dB, ldb));
+        std::vector<T> X = host_from(dB, B.size());
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < M; i++) {
+                cd s = 0;
+                for (int p = 0; p < M; p++) {
+                    /* op(U)(i,p) = conj(U(p,i)), U upper: p <= i */
+                    if (p > i) continue;
+                    s += std::conj(cget(U[(size_t)p + (size_t)i * ldt])) * cget(X[(size_t)p + (size_t)j * ldb]);
+                }
+                cd want = cd(1.0, 0.5) * cget(B[(size_t)i + (size_t)j * ldb]);
+                CHECK_NEAR(s.real(), want.real(), tol * 16);
+                CHECK_NEAR(s.imag(), want.imag(), tol * 16);
+            }
+        cudaFree(dU); cudaFree(dB);
+    }
+    cudaFree(dA);
+}
+
+/* trsmBatched: pointer arrays in device memory, each entry solved */
+static void trsm_batched(cublasHandle_t h)
+{
+    const int M = 4, N = 3, B = 3;
+    std::vector<float> L((size_t)M * M * B), R((size_t)M * N * B);
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < M; j++)
+            for (int i = 0; i < M; i++)
+                L[(size_t)b * M * M + i + j * M] = i == j ? 2.0f + b : (float)(rnd_q() * 0.25);
+    for (auto &v : R) v = (float)rnd_q();
+    float *dL = dev_from(L), *dR = dev_from(R);
+    std::vector<float *> pl(B), pr(B);
+    for (int b = 0; b < B; b++) { pl[b] = dL + (size_t)b * M * M; pr[b] = dR + (size_t)b * M * N; }
+    float **dpl = dev_from(pl), **dpr = dev_from(pr);
+    float al = 2.0f;
+    CB_OK(cublasStrsmBatched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, M, N, &al, (const float **)dpl, M, dpr, M, B));
+    std::vector<float> X = host_from(dR, R.size());
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < M; i++) {
+                double s = X[(size_t)b * M * N + i + j * M];    /* unit diagonal */
+                for (int p = 0; p < i; p++)
+                    s += (double)L[(size_t)b * M * M + i + p * M] * X[(size_t)b * M * N + p + j * M];
+                CHECK_NEAR(s, 2.0 * R[(size_t)b * M * N + i + j * M], 1e-5);
+            }
+    CHECK_CB(cublasStrsmBatched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, M, N, &al, (const float **)dpl, M, dpr, M, -1), CUBLAS_STATUS_INVALID_VALUE);
+    cudaFree(dL); cudaFree(dR); cudaFree(dpl); cudaFree(dpr);
+}
+
 int main(void)
 {
     transfers();
@@ -363,6 +493,9 @@ int main(void)
     }
     bad_args(h);
     dot_ex(h);
+    complex_ops<cuComplex>(h, 2e-5);
+    complex_ops<cuDoubleComplex>(h, 1e-12);
+    trsm_batched(h);
     CB_OK(cublasDestroy(h));
     TEST_DONE();
 }

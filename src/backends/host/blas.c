@@ -1,6 +1,7 @@
 /*
  * blas.c - the host backend's TFL_OP_BLAS: BLAS level 1/2 plus TRSM and
- * SYRK on OpenBLAS, for fp32 and fp64 (and an fp16/bf16 dot).
+ * SYRK on OpenBLAS, for fp32 and fp64, plus complex GEMV/DOT/TRSM and an
+ * fp16/bf16 dot.
  *
  * Argument meanings are BLAS's (and so cuBLAS's), negative increments
  * included, so each call maps onto one cblas routine.  Where BLAS lets an
@@ -20,14 +21,21 @@ static int fits(int64_t v)
     return v >= INT_MIN && v <= INT_MAX;
 }
 
+static int is_complex(tfl_dtype t)
+{
+    return t == TFL_DT_C64 || t == TFL_DT_C128;
+}
+
 int host_blas_supported(const tfl_blas_op *op)
 {
     if (!op)
         return 0;
-    /* fp16/bf16: only DOT (cublasDotEx) */
+    /* fp16/bf16: only DOT (cublasDotEx); complex: GEMV, DOT, TRSM */
     int lowp = op->type == TFL_DT_F16 || op->type == TFL_DT_BF16;
     if (op->type != TFL_DT_F32 && op->type != TFL_DT_F64 &&
-        !(lowp && op->fn == TFL_BLAS_DOT))
+        !(lowp && op->fn == TFL_BLAS_DOT) &&
+        !(is_complex(op->type) && (op->fn == TFL_BLAS_GEMV || op->fn == TFL_BLAS_DOT ||
+                                   op->fn == TFL_BLAS_TRSM)))
         return 0;
     if (op->fn < TFL_BLAS_GEMV || op->fn > TFL_BLAS_SYRK)
         return 0;
@@ -37,7 +45,8 @@ int host_blas_supported(const tfl_blas_op *op)
 
 static enum CBLAS_TRANSPOSE tr(int t)
 {
-    return t ? CblasTrans : CblasNoTrans;   /* real: C is T */
+    /* OpenBLAS's real routines treat ConjTrans as Trans */
+    return t == 0 ? CblasNoTrans : t == 1 ? CblasTrans : CblasConjTrans;
 }
 
 /* Zero n elements of a strided vector (positive or negative inc). */
@@ -67,6 +76,60 @@ static void dot_lowp(const tfl_blas_op *op)
     *(uint16_t *)op->result = bf ? tfl_f32_to_bf16(f) : tfl_f32_to_f16(f);
 }
 
+/* Complex GEMV / DOT (trans 2 = conjugated, dotc) / TRSM; alpha and beta
+ * point at (re, im) pairs of the element's precision. */
+static tfl_status blas_complex(const tfl_blas_op *op)
+{
+    const int z = op->type == TFL_DT_C128;
+    const size_t es = z ? 16 : 8;
+    const int m = (int)op->m, n = (int)op->n;
+    const int incx = (int)op->incx, incy = (int)op->incy;
+    switch (op->fn) {
+    case TFL_BLAS_GEMV: {
+        if (m <= 0 || n <= 0)
+            return TFL_OK;
+        int beta_zero = z ? ((const double *)op->beta)[0] == 0.0 && ((const double *)op->beta)[1] == 0.0
+                          : ((const float *)op->beta)[0] == 0.0f && ((const float *)op->beta)[1] == 0.0f;
+        if (beta_zero)
+            zero_vec(op->y, op->trans ? n : m, incy, es);
+        if (z)
+            cblas_zgemv(CblasColMajor, tr(op->trans), m, n, op->alpha, op->a, (int)op->lda,
+                        op->x, incx, op->beta, op->y, incy);
+        else
+            cblas_cgemv(CblasColMajor, tr(op->trans), m, n, op->alpha, op->a, (int)op->lda,
+                        op->x, incx, op->beta, op->y, incy);
+        return TFL_OK;
+    }
+    case TFL_BLAS_DOT:
+        if (n <= 0) {
+            memset(op->result, 0, es);
+        } else if (op->trans == 2) {
+            if (z) cblas_zdotc_sub(n, op->x, incx, op->y, incy, op->result);
+            else cblas_cdotc_sub(n, op->x, incx, op->y, incy, op->result);
+        } else {
+            if (z) cblas_zdotu_sub(n, op->x, incx, op->y, incy, op->result);
+            else cblas_cdotu_sub(n, op->x, incx, op->y, incy, op->result);
+        }
+        return TFL_OK;
+    case TFL_BLAS_TRSM:
+        if (m <= 0 || n <= 0)
+            return TFL_OK;
+        if (z)
+            cblas_ztrsm(CblasColMajor, op->side ? CblasRight : CblasLeft,
+                        op->uplo ? CblasUpper : CblasLower, tr(op->trans),
+                        op->diag ? CblasUnit : CblasNonUnit, m, n, op->alpha, op->a,
+                        (int)op->lda, op->b, (int)op->ldb);
+        else
+            cblas_ctrsm(CblasColMajor, op->side ? CblasRight : CblasLeft,
+                        op->uplo ? CblasUpper : CblasLower, tr(op->trans),
+                        op->diag ? CblasUnit : CblasNonUnit, m, n, op->alpha, op->a,
+                        (int)op->lda, op->b, (int)op->ldb);
+        return TFL_OK;
+    default:
+        return TFL_ERR_UNSUPPORTED;
+    }
+}
+
 tfl_status host_blas(const tfl_blas_op *op)
 {
     if (!host_blas_supported(op))
@@ -76,6 +139,8 @@ tfl_status host_blas(const tfl_blas_op *op)
         dot_lowp(op);
         return TFL_OK;
     }
+    if (is_complex(op->type))
+        return blas_complex(op);
     const int dbl = op->type == TFL_DT_F64;
     const size_t es = dbl ? 8 : 4;
     const int m = (int)op->m, n = (int)op->n, k = (int)op->k;

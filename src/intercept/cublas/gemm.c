@@ -390,3 +390,24 @@ cublasStatus_t cublasGemmBatchedEx##SUFFIX(cublasHandle_t handle,               
 
 GEMM_EX(, int)
 GEMM_EX(_64, int64_t)
+
+/* cublasSgemmEx: fp32 compute and scalars, fp16/bf16/fp32 operands. */
+#define SGEMM_EX(SUFFIX, IT)                                                        \
+cublasStatus_t cublasSgemmEx##SUFFIX(cublasHandle_t handle, cublasOperation_t transa, \
+        cublasOperation_t transb, IT m, IT n, IT k, const float *alpha,             \
+        const void *A, cudaDataType Atype, IT lda, const void *B,                   \
+        cudaDataType Btype, IT ldb, const float *beta, void *C, cudaDataType Ctype, \
+        IT ldc)                                                                     \
+{                                                                                   \
+    gemm_args g = { .fn = "cublasSgemmEx", .handle = handle, .transa = transa,      \
+                    .transb = transb, .m = m, .n = n, .k = k, .alpha = alpha,       \
+                    .beta = beta, .sk = SC_F32, .ta = Atype, .tb = Btype,           \
+                    .tc = Ctype, .compute = typed_compute(handle, CUDA_R_32F),       \
+                    .A = A, .lda = lda, .B = B, .ldb = ldb, .C = C, .ldc = ldc,     \
+                    .batch = 1 };                                                   \
+    if (Atype != CUDA_R_32F && g.compute == TFL_COMPUTE_32F_FAST_TF32)              \
+        g.compute = TFL_COMPUTE_32F;   /* TF32 math mode only concerns fp32 */      \
+    return gemm_run(&g);                                                            \
+}
+SGEMM_EX(, int)
+SGEMM_EX(_64, int64_t)
