@@ -168,7 +168,16 @@ typedef enum tfl_blas_fn {
     TFL_BLAS_ASUM,       /* result = sum |x_i|            (n)              */
     TFL_BLAS_IAMAX,      /* result = first i of max |x_i|, 1-based; 0 if n<=0 */
     TFL_BLAS_TRSM,       /* B = alpha op(A)^-1 B (side left) or B op(A)^-1 */
-    TFL_BLAS_SYRK        /* C = alpha op(A) op(A)^T + beta C, uplo part    */
+    TFL_BLAS_SYRK,       /* C = alpha op(A) op(A)^T + beta C, uplo part    */
+    /* LAPACK-style, one matrix per op (cuBLAS's *Batched loop over them);
+     * any real or complex type; info/ipiv are int32, pivots 1-based */
+    TFL_BLAS_GETRF,      /* LU of n x n B in place; ipiv NULL = no pivots;
+                            *info = 0 or the first zero pivot (1-based)   */
+    TFL_BLAS_GETRS,      /* solve op(LU of a) X = b (n x nrhs), ipiv may
+                            be NULL (no pivots)                           */
+    TFL_BLAS_GEQRF,      /* QR of m x n B in place, tau (min(m,n))        */
+    TFL_BLAS_GELS        /* least squares of m x n B (m >= n) against
+                            c (m x nrhs, ldc); *info as LAPACK            */
 } tfl_blas_fn;
 
 typedef struct tfl_blas_op {
@@ -186,6 +195,11 @@ typedef struct tfl_blas_op {
     void *c; int64_t ldc;    /* syrk: C in/out                            */
     const void *alpha, *beta;
     void *result;
+    /* appended for the LAPACK-style functions */
+    int32_t *ipiv;
+    int32_t *info;
+    void *tau;
+    int64_t nrhs;
 } tfl_blas_op;
 
 typedef struct tfl_op {

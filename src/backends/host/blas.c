@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "backends/host/gemm_internal.h"
 #include "common/half.h"
 
 static int fits(int64_t v)
@@ -35,12 +36,16 @@ int host_blas_supported(const tfl_blas_op *op)
     if (op->type != TFL_DT_F32 && op->type != TFL_DT_F64 &&
         !(lowp && op->fn == TFL_BLAS_DOT) &&
         !(is_complex(op->type) && (op->fn == TFL_BLAS_GEMV || op->fn == TFL_BLAS_DOT ||
-                                   op->fn == TFL_BLAS_TRSM)))
+                                   op->fn == TFL_BLAS_TRSM || op->fn >= TFL_BLAS_GETRF)))
         return 0;
-    if (op->fn < TFL_BLAS_GEMV || op->fn > TFL_BLAS_SYRK)
+    if (op->fn < TFL_BLAS_GEMV || op->fn > TFL_BLAS_GELS)
+        return 0;
+    if (op->fn >= TFL_BLAS_GETRF &&
+        !(op->type == TFL_DT_F32 || op->type == TFL_DT_F64 || is_complex(op->type)))
         return 0;
     return fits(op->m) && fits(op->n) && fits(op->k) && fits(op->lda) &&
-           fits(op->ldb) && fits(op->ldc) && fits(op->incx) && fits(op->incy);
+           fits(op->ldb) && fits(op->ldc) && fits(op->incx) && fits(op->incy) &&
+           fits(op->nrhs);
 }
 
 static enum CBLAS_TRANSPOSE tr(int t)
@@ -135,6 +140,8 @@ tfl_status host_blas(const tfl_blas_op *op)
     if (!host_blas_supported(op))
         return op && (op->type == TFL_DT_F32 || op->type == TFL_DT_F64)
                    ? TFL_ERR_INVALID : TFL_ERR_UNSUPPORTED;
+    if (op->fn >= TFL_BLAS_GETRF)
+        return host_lapack(op);
     if (op->type == TFL_DT_F16 || op->type == TFL_DT_BF16) {
         dot_lowp(op);
         return TFL_OK;
@@ -253,6 +260,8 @@ tfl_status host_blas(const tfl_blas_op *op)
                         tr(op->trans), n, k, (float)alpha, op->a, (int)op->lda,
                         (float)beta, op->c, (int)op->ldc);
         return TFL_OK;
+    case TFL_BLAS_GETRF: case TFL_BLAS_GETRS: case TFL_BLAS_GEQRF: case TFL_BLAS_GELS:
+        break;   /* handled by host_lapack above */
     }
     return TFL_ERR_UNSUPPORTED;
 }

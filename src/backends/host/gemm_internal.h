@@ -1,7 +1,7 @@
 /*
- * gemm_internal.h - pieces the host GEMM files share: element conversion,
- * per-thread scratch buffers, and the epilogue (bias, activations, their
- * gradients, bias-gradient reductions).
+ * gemm_internal.h - pieces the host BLAS files share: element conversion,
+ * per-thread scratch buffers, the epilogue (bias, activations, their
+ * gradients, bias-gradient reductions) and the LAPACK-style functions.
  *
  * Not part of the host backend's interface (that is host_ops.h).
  */
@@ -37,6 +37,9 @@ void hg_scratch_trim(size_t keep);
 /* Test hook: when > 0, the low-precision GEMM uses panels of this many
  * columns instead of sizing them from its memory budget. */
 extern int64_t hg_panel_cols;
+
+/* LAPACK-style TFL_OP_BLAS functions (lapack.c), called by host_blas. */
+tfl_status host_lapack(const tfl_blas_op *op);
 
 /* ------------------------------------------------------------ epilogue */
 
