@@ -57,6 +57,8 @@ endfunction()
 
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tests/cuda)
 file(GLOB TFL_CUDA_PROGRAMS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cuda/*.cu)
-foreach(src ${TFL_CUDA_PROGRAMS})
+# The CUDA examples are run as tests too (they check themselves).
+file(GLOB TFL_CUDA_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.cu)
+foreach(src ${TFL_CUDA_PROGRAMS} ${TFL_CUDA_EXAMPLES})
   tfl_add_cuda_program(${src})
 endforeach()

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake pkg-config libelf-dev uthash-dev libopenblas-dev
-      libzstd-dev liblz4-dev python3 python3-venv unzip ocl-icd-libopencl1
+      libzstd-dev liblz4-dev libcjson-dev python3 python3-venv unzip ocl-icd-libopencl1
       pocl-opencl-icd clang"
 missing=""
 for p in $PKGS; do
@@ -28,6 +28,6 @@ fi
 
 bash scripts/fetch_cuda12_headers.sh >/dev/null
 
-if [ -x scripts/setup_venv.sh ] && [ "${TORCHFL_NO_VENV:-0}" != 1 ]; then
+if [ -f scripts/setup_venv.sh ] && [ "${TORCHFL_NO_VENV:-0}" != 1 ]; then
     bash scripts/setup_venv.sh >/dev/null
 fi

@@ -8,30 +8,13 @@
  */
 #include "route/dispatch.h"
 #include "route/config.h"
+#include "route/optable.h"
+#include "route/stats.h"
 #include "backends/host/host_ops.h"
 #include "common/log.h"
 
 #include <pthread.h>
 #include <string.h>
-
-/* Is name in the comma-separated blacklist? */
-static int blacklisted(const char *name)
-{
-    const char *list = tfl_config_get()->op_blacklist;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && *p == ' ') { p++; len--; }
-        while (len && p[len - 1] == ' ') len--;
-        if (len == n && strncmp(p, name, n) == 0)
-            return 1;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return 0;
-}
 
 static void warn_once(const char *name, const char *backend)
 {
@@ -51,14 +34,42 @@ static void warn_once(const char *name, const char *backend)
     tfl_warn("op %s is not supported by backend %s; running it on the host", name, backend);
 }
 
+/* Statistics slot of a library op: one per op kind, named at first use
+ * (op names are stable per kind: "gemm", ...). */
+static tfl_stat_slot *op_slot(const tfl_op *op)
+{
+    static tfl_stat_slot *slots[TFL_OP_KIND_COUNT];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if ((unsigned)op->kind >= TFL_OP_KIND_COUNT)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    if (!slots[op->kind])
+        slots[op->kind] = tfl_stats_slot("op", op->name ? op->name : "op");
+    tfl_stat_slot *sl = slots[op->kind];
+    pthread_mutex_unlock(&lock);
+    return sl;
+}
+
+static tfl_status route_op(const tfl_op *op, tfl_ran_where *where);
+
 tfl_status tfl_route_op(const tfl_op *op, tfl_rt_stream *s)
 {
     (void)s;
+    uint64_t t0 = tfl_stats_now_ns();
+    tfl_ran_where where = TFL_RAN_NATIVE;
+    tfl_status st = route_op(op, &where);
+    tfl_stats_add(op_slot(op), st == TFL_OK ? where : TFL_RAN_REFUSED,
+                  tfl_stats_now_ns() - t0);
+    return st;
+}
+
+static tfl_status route_op(const tfl_op *op, tfl_ran_where *where)
+{
     const tfl_backend *b = tfl_rt_backend();
     if (!b)
         return TFL_ERR_UNAVAILABLE;
     const char *name = op->name ? op->name : "op";
-    int forced = blacklisted(name);
+    int forced = tfl_optable_blacklisted(NULL, name);
     if (!forced && b->op_supported && b->op_supported(op))
         return b->op_run(op, NULL);
     if (b == &tfl_host_backend && !forced)
@@ -75,6 +86,8 @@ tfl_status tfl_route_op(const tfl_op *op, tfl_rt_stream *s)
      * process's, which is the only kind the fallback supports today. */
     if (!tfl_host_backend.op_supported(op))
         return TFL_ERR_UNSUPPORTED;
+    if (b != &tfl_host_backend)
+        *where = TFL_RAN_HOSTEXEC;
     return tfl_host_backend.op_run(op, NULL);
 }
 

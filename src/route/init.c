@@ -14,12 +14,14 @@
 #include "backends/host/hostexec.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static tfl_status init_status = TFL_ERR_UNAVAILABLE;
 static const tfl_backend *backend;
+static atomic_int initialised;      /* do_init finished successfully */
 
 static const tfl_backend *active_backend;
 
@@ -63,6 +65,7 @@ static void do_init(void)
     backend = b;
     tfl_rt_devices_init(b, cfg);
     init_status = TFL_OK;
+    atomic_store_explicit(&initialised, 1, memory_order_release);
     /* not tfl_rt_device_count(): it would re-enter this pthread_once */
     tfl_info("backend %s ready (config %s)", b->name, cfg->source);
 }
@@ -71,6 +74,11 @@ tfl_status tfl_rt_init(void)
 {
     pthread_once(&init_once, do_init);
     return init_status;
+}
+
+int tfl_rt_initialised(void)
+{
+    return atomic_load_explicit(&initialised, memory_order_acquire);
 }
 
 const tfl_backend *tfl_rt_backend(void)

@@ -12,6 +12,11 @@
 #include "route/rt_internal.h"
 #include "backends/host/hostexec.h"
 #include "common/log.h"
+#include "route/config.h"
+#include "route/optable.h"
+#include "route/stats.h"
+
+#include <pthread.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +85,79 @@ static tfl_status status_of(int cuda_err)
     }
 }
 
+static pthread_mutex_t route_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Find (once per kernel) which family runs it and its statistics slots. */
+static tfl_kernel_route *route_of(tfl_kernel *k)
+{
+    tfl_kernel_route *r = tfl_rt_kernel_route(k);
+    pthread_mutex_lock(&route_lock);
+    if (!r->resolved) {
+        const char *name = tfl_rt_kernel_name(k);
+        r->family = tfl_optable_lookup(name, &r->cookie);
+        if (r->family) {
+            const char *op = r->family->op_name ? r->family->op_name(r->cookie) : name;
+            r->slot_op = tfl_stats_slot(r->family->name, op ? op : name);
+        }
+        r->slot_kernel = tfl_stats_slot("unmapped", name);
+        r->resolved = 1;
+    }
+    pthread_mutex_unlock(&route_lock);
+    return r;
+}
+
+/* Through the op table; TFL_ERR_UNSUPPORTED when the kernel (or this
+ * launch of it) is not mapped or is blacklisted. */
+static tfl_status run_mapped(tfl_kernel *k, tfl_kernel_route *r, const tfl_launch *l,
+                             int *ce, char *err, size_t errlen)
+{
+    if (!r->family || !l->args)
+        return TFL_ERR_UNSUPPORTED;
+    const char *op = r->family->op_name ? r->family->op_name(r->cookie) : NULL;
+    if (tfl_optable_blacklisted(r->family->name, op))
+        return TFL_ERR_UNSUPPORTED;
+    tfl_kcall call = {
+        .name = tfl_rt_kernel_name(k),
+        .grid = { l->grid[0], l->grid[1], l->grid[2] },
+        .block = { l->block[0], l->block[1], l->block[2] },
+        .smem = l->smem,
+        .args = l->args,
+        .stream = l->stream,
+    };
+    uint64_t t0 = tfl_stats_now_ns();
+    tfl_status st = r->family->run(&call, r->cookie, err, errlen);
+    if (st == TFL_ERR_UNSUPPORTED)
+        return st;
+    tfl_stats_add(r->slot_op, st == TFL_OK ? TFL_RAN_NATIVE : TFL_RAN_REFUSED,
+                  tfl_stats_now_ns() - t0);
+    *ce = st == TFL_OK ? 0 : st == TFL_ERR_DEVICE ? E_ILLEGAL_ADDRESS
+        : st == TFL_ERR_NOMEM ? E_MEMORY_ALLOCATION : E_LAUNCH_FAILURE;
+    return st;
+}
+
+/* May this unmapped kernel run on the host executor?  Applies the
+ * fallback policy (strict refuses, warn warns once per kernel). */
+static int fallback_allowed(tfl_kernel_route *r, const char *name, char *err, size_t errlen)
+{
+    const tfl_config *cfg = tfl_config_get();
+    if (cfg->fallback == TFL_FALLBACK_STRICT) {
+        snprintf(err, errlen, "kernel %s is not in the op table of backend %s and "
+                 "fallback mode is strict (TORCH_FL_FALLBACK_MODE)", name,
+                 tfl_rt_backend_name());
+        return 0;
+    }
+    if (cfg->fallback == TFL_FALLBACK_WARN) {
+        pthread_mutex_lock(&route_lock);
+        int first = !r->warned;
+        r->warned = 1;
+        pthread_mutex_unlock(&route_lock);
+        if (first)
+            tfl_warn("kernel %s is not in the op table; running its PTX on the host "
+                     "executor", name);
+    }
+    return 1;
+}
+
 tfl_status tfl_rt_launch(tfl_kernel *k, const tfl_launch *l, int *cuda_err,
                          char *err, size_t errlen)
 {
@@ -107,6 +185,19 @@ tfl_status tfl_rt_launch(tfl_kernel *k, const tfl_launch *l, int *cuda_err,
         ce = E_INVALID_VALUE;
         goto out;
     }
+    tfl_kernel_route *r = route_of(k);
+    tfl_status mst = run_mapped(k, r, l, &ce, err, errlen);
+    if (mst != TFL_ERR_UNSUPPORTED) {
+        st = mst;
+        if (cuda_err)
+            *cuda_err = ce;
+        return st;
+    }
+    if (!fallback_allowed(r, name, err, errlen)) {
+        ce = E_NOT_SUPPORTED;
+        tfl_stats_add(r->slot_kernel, TFL_RAN_REFUSED, 0);
+        goto out;
+    }
     struct hx_module *hx = tfl_rt_module_hx(tfl_rt_kernel_module(k));
     if (!hx) {
         snprintf(err, errlen, "kernel %s: its module's fatbin is not readable, "
@@ -121,7 +212,17 @@ tfl_status tfl_rt_launch(tfl_kernel *k, const tfl_launch *l, int *cuda_err,
     p.args = l->args;
     p.arg_buffer = l->arg_buffer;
     p.arg_buffer_size = l->arg_buffer_size;
+    uint64_t t0 = tfl_stats_now_ns();
     ce = hx_to_cuda(hx_launch(hx, name, &p, err, errlen));
+    if (ce && !strstr(err, name)) {
+        /* make sure the one line names the kernel */
+        char inner[512];
+        snprintf(inner, sizeof inner, "%s", err);
+        snprintf(err, errlen, "kernel %s: %s", name, inner);
+    }
+    tfl_stats_add(r->slot_kernel, ce == E_NO_KERNEL_IMAGE || ce == E_NOT_SUPPORTED ||
+                  ce == E_INVALID_PTX ? TFL_RAN_REFUSED : TFL_RAN_HOSTEXEC,
+                  tfl_stats_now_ns() - t0);
 out:
     st = status_of(ce);
     if (cuda_err)

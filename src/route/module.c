@@ -37,6 +37,7 @@ struct tfl_kernel {
     char *name;
     int max_dynamic_smem;
     int preferred_carveout;
+    tfl_kernel_route route;
 };
 
 struct tfl_var {
@@ -310,6 +311,8 @@ tfl_status tfl_rt_kernel_set_attr(tfl_kernel *k, int which, int value)
 }
 
 int tfl_rt_kernel_max_dynamic_smem(tfl_kernel *k) { return k->max_dynamic_smem; }
+
+tfl_kernel_route *tfl_rt_kernel_route(tfl_kernel *k) { return &k->route; }
 
 /* ---------------------------------------------------------- variables */
 

@@ -20,4 +20,18 @@ struct tfl_kernel;
 /* The host executor's view of a module (NULL if its image is unusable). */
 struct hx_module *tfl_rt_module_hx(struct tfl_module *m);
 int tfl_rt_kernel_max_dynamic_smem(struct tfl_kernel *k);
+
+/* What route remembers per kernel about how to run it (launch.c). */
+struct tfl_kfamily;
+struct tfl_stat_slot;
+typedef struct tfl_kernel_route {
+    int resolved;                      /* guarded by launch.c's lock   */
+    const struct tfl_kfamily *family;  /* NULL: not in the op table    */
+    void *cookie;
+    struct tfl_stat_slot *slot_op;     /* "<family>/<op>"              */
+    struct tfl_stat_slot *slot_kernel; /* "unmapped/<mangled name>"    */
+    int warned;
+} tfl_kernel_route;
+tfl_kernel_route *tfl_rt_kernel_route(struct tfl_kernel *k);
+
 #endif

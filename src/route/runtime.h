@@ -26,6 +26,8 @@
  * TFL_ERR_UNAVAILABLE when the configured backend cannot be used; the
  * reason has then been logged once. */
 tfl_status tfl_rt_init(void);
+/* Has tfl_rt_init() completed successfully?  Never initialises. */
+int tfl_rt_initialised(void);
 const tfl_backend *tfl_rt_backend(void);  /* NULL before/without init   */
 /* The active backend's name once initialised, else the configured one. */
 const char *tfl_rt_backend_name(void);

@@ -103,6 +103,26 @@ static int host_op_supported(const tfl_op *op)
     switch (op->kind) {
     case TFL_OP_GEMM:
         return host_gemm_supported ? host_gemm_supported(&op->u.gemm) : 0;
+    case TFL_OP_ELEMENTWISE:
+        return host_elementwise_supported(&op->u.elementwise);
+    case TFL_OP_REDUCE:
+        return host_reduce_supported(&op->u.reduce);
+    case TFL_OP_SOFTMAX:
+        return host_softmax_supported(&op->u.softmax);
+    case TFL_OP_LOSS:
+        return host_loss_supported(&op->u.loss);
+    case TFL_OP_EMBEDDING:
+        return host_embedding_supported(&op->u.embedding);
+    case TFL_OP_NORM:
+        return host_norm_supported(&op->u.norm);
+    case TFL_OP_RANDOM:
+        return host_random_supported(&op->u.random);
+    case TFL_OP_FOREACH:
+        return host_foreach_supported(&op->u.foreach);
+    case TFL_OP_INDEX:
+        return host_index_supported(&op->u.index);
+    case TFL_OP_ATTENTION:
+        return host_attention_supported(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas_supported ? host_blas_supported(&op->u.blas) : 0;
     default:
@@ -116,6 +136,26 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
     switch (op->kind) {
     case TFL_OP_GEMM:
         return host_gemm ? host_gemm(&op->u.gemm) : TFL_ERR_UNSUPPORTED;
+    case TFL_OP_ELEMENTWISE:
+        return host_elementwise(&op->u.elementwise);
+    case TFL_OP_REDUCE:
+        return host_reduce(&op->u.reduce);
+    case TFL_OP_SOFTMAX:
+        return host_softmax(&op->u.softmax);
+    case TFL_OP_LOSS:
+        return host_loss(&op->u.loss);
+    case TFL_OP_EMBEDDING:
+        return host_embedding(&op->u.embedding);
+    case TFL_OP_NORM:
+        return host_norm(&op->u.norm);
+    case TFL_OP_RANDOM:
+        return host_random(&op->u.random);
+    case TFL_OP_FOREACH:
+        return host_foreach(&op->u.foreach);
+    case TFL_OP_INDEX:
+        return host_index(&op->u.index);
+    case TFL_OP_ATTENTION:
+        return host_attention(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas ? host_blas(&op->u.blas) : TFL_ERR_UNSUPPORTED;
     default:

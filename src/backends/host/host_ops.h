@@ -14,6 +14,28 @@ extern const tfl_backend tfl_host_backend;
 /* Nonzero if the host backend can run this gemm natively. */
 int host_gemm_supported(const tfl_gemm_op *op);
 tfl_status host_gemm(const tfl_gemm_op *op);
+/* The op families (src/backends/host/ops_<family>.c). */
+int host_elementwise_supported(const tfl_elementwise_op *op);
+tfl_status host_elementwise(const tfl_elementwise_op *op);
+int host_reduce_supported(const tfl_reduce_op *op);
+tfl_status host_reduce(const tfl_reduce_op *op);
+int host_softmax_supported(const tfl_softmax_op *op);
+tfl_status host_softmax(const tfl_softmax_op *op);
+int host_loss_supported(const tfl_loss_op *op);
+tfl_status host_loss(const tfl_loss_op *op);
+int host_embedding_supported(const tfl_embedding_op *op);
+tfl_status host_embedding(const tfl_embedding_op *op);
+int host_norm_supported(const tfl_norm_op *op);
+tfl_status host_norm(const tfl_norm_op *op);
+int host_random_supported(const tfl_random_op *op);
+tfl_status host_random(const tfl_random_op *op);
+int host_foreach_supported(const tfl_foreach_op *op);
+tfl_status host_foreach(const tfl_foreach_op *op);
+int host_index_supported(const tfl_index_op *op);
+tfl_status host_index(const tfl_index_op *op);
+int host_attention_supported(const tfl_attention_op *op);
+tfl_status host_attention(const tfl_attention_op *op);
+
 /* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
 int host_blas_supported(const tfl_blas_op *op);
 tfl_status host_blas(const tfl_blas_op *op);

@@ -1,0 +1,136 @@
+/*
+ * cudnn_core.c - the cuDNN calls every user makes first: versions, handles,
+ * streams, error strings.
+ *
+ * PyTorch checks at first use that the runtime cuDNN has the major version
+ * it was built with and a minor not lower; torchfl reports the version of
+ * the headers it was built against (the toolkit's cuDNN, 9.19 for the
+ * torch 2.11.0 cu130 wheel's nvidia-cudnn-cu13 9.19).  The compute calls
+ * (convolutions, batch norm, attention graphs) are not implemented on the
+ * host backend yet and refuse with CUDNN_STATUS_NOT_SUPPORTED, so PyTorch
+ * raises a Python error instead of dying; MLPs and transformers do not
+ * need them.
+ */
+#include <cudnn.h>
+
+#include "route/runtime.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cudnn_handle {
+    struct cudnn_handle *self;   /* liveness check */
+    cudaStream_t stream;
+};
+
+static __thread char last_error[256];
+
+static cudnnStatus_t fail(cudnnStatus_t st, const char *what)
+{
+    snprintf(last_error, sizeof last_error, "%s", what);
+    return st;
+}
+
+size_t cudnnGetVersion(void)
+{
+    return (size_t)CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL;
+}
+
+size_t cudnnGetMaxDeviceVersion(void)
+{
+    const tfl_device_info *d = tfl_rt_device_info(0);
+    return d ? (size_t)(d->cc_major * 100 + d->cc_minor * 10) : 800;
+}
+
+size_t cudnnGetCudartVersion(void)
+{
+    return 13000;
+}
+
+cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
+{
+    if (!value)
+        return fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "cudnnGetProperty: value is NULL");
+    switch (type) {
+    case MAJOR_VERSION: *value = CUDNN_MAJOR; break;
+    case MINOR_VERSION: *value = CUDNN_MINOR; break;
+    case PATCH_LEVEL:   *value = CUDNN_PATCHLEVEL; break;
+    default:
+        return fail(CUDNN_STATUS_BAD_PARAM, "cudnnGetProperty: unknown property");
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+const char *cudnnGetErrorString(cudnnStatus_t status)
+{
+    switch (status) {
+    case CUDNN_STATUS_SUCCESS:            return "CUDNN_STATUS_SUCCESS";
+    case CUDNN_STATUS_NOT_INITIALIZED:    return "CUDNN_STATUS_NOT_INITIALIZED";
+    case CUDNN_STATUS_BAD_PARAM:          return "CUDNN_STATUS_BAD_PARAM";
+    case CUDNN_STATUS_BAD_PARAM_NULL_POINTER: return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
+    case CUDNN_STATUS_NOT_SUPPORTED:      return "CUDNN_STATUS_NOT_SUPPORTED";
+    case CUDNN_STATUS_INTERNAL_ERROR:     return "CUDNN_STATUS_INTERNAL_ERROR";
+    case CUDNN_STATUS_EXECUTION_FAILED:   return "CUDNN_STATUS_EXECUTION_FAILED";
+    case CUDNN_STATUS_ALLOC_FAILED:       return "CUDNN_STATUS_ALLOC_FAILED";
+    default:                              return "CUDNN_STATUS_UNKNOWN";
+    }
+}
+
+void cudnnGetLastErrorString(char *message, size_t max_size)
+{
+    if (message && max_size) {
+        snprintf(message, max_size, "%s", last_error);
+        last_error[0] = '\0';
+    }
+}
+
+static int handle_ok(cudnnHandle_t h)
+{
+    /* a handle is a pointer we gave out and have not taken back */
+    struct cudnn_handle *c = (struct cudnn_handle *)h;
+    return c && c->self == c;
+}
+
+cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
+{
+    if (!handle)
+        return fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "cudnnCreate: handle is NULL");
+    if (tfl_rt_init() != TFL_OK || tfl_rt_device_count() == 0)
+        return fail(CUDNN_STATUS_NOT_INITIALIZED, "cudnnCreate: no device");
+    struct cudnn_handle *c = calloc(1, sizeof *c);
+    if (!c)
+        return fail(CUDNN_STATUS_ALLOC_FAILED, "cudnnCreate: out of memory");
+    c->self = c;
+    *handle = (cudnnHandle_t)c;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
+{
+    if (!handle_ok(handle))
+        return fail(CUDNN_STATUS_BAD_PARAM, "cudnnDestroy: invalid handle");
+    struct cudnn_handle *c = (struct cudnn_handle *)handle;
+    c->self = NULL;
+    free(c);
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream)
+{
+    if (!handle_ok(handle))
+        return fail(CUDNN_STATUS_BAD_PARAM, "cudnnSetStream: invalid handle");
+    if (!tfl_rt_stream_valid((tfl_rt_stream *)stream))
+        return fail(CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH, "cudnnSetStream: invalid stream");
+    ((struct cudnn_handle *)handle)->stream = stream;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream)
+{
+    if (!handle_ok(handle) || !stream)
+        return fail(CUDNN_STATUS_BAD_PARAM, "cudnnGetStream: invalid argument");
+    *stream = ((struct cudnn_handle *)handle)->stream;
+    return CUDNN_STATUS_SUCCESS;
+}
