@@ -19,4 +19,12 @@ cudaError_t tfl_cudart_sticky(void);
  * every call must return (cudaErrorNoDevice for an unusable backend). */
 cudaError_t tfl_cudart_init(void);
 
+/* Map a route status to the runtime's code for the common cases. */
+cudaError_t tfl_cudart_from_status(tfl_status st);
+
+/* Every entry point returns through RET, so failures set the last error. */
+#define RET(e) return tfl_cudart_ret(e)
+#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
+    if (ie_ != cudaSuccess) RET(ie_); } while (0)
+
 #endif

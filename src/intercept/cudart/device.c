@@ -11,9 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 /* Per-device, process-wide state CUDA keeps across threads. */
 static unsigned device_flags[64];

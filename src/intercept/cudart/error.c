@@ -46,6 +46,16 @@ cudaError_t tfl_cudart_init(void)
     return cudaSuccess;
 }
 
+cudaError_t tfl_cudart_from_status(tfl_status st)
+{
+    switch (st) {
+    case TFL_OK:              return cudaSuccess;
+    case TFL_ERR_NOMEM:       return cudaErrorMemoryAllocation;
+    case TFL_ERR_UNAVAILABLE: return cudaErrorNoDevice;
+    default:                  return cudaErrorInvalidValue;
+    }
+}
+
 cudaError_t cudaGetLastError(void)
 {
     cudaError_t s = tfl_cudart_sticky();
