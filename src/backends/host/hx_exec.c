@@ -1404,19 +1404,33 @@ static int run_warp(xblk *b, hx_warp *w)
             break;
         }
         K(OP_SET, T_U16) K(OP_SET, T_U32) K(OP_SET, T_U64) K(OP_SET, T_S16) K(OP_SET, T_S32)
-        K(OP_SET, T_S64) K(OP_SET, T_F32) K(OP_SET, T_F64) {
-            int t = in->t, c = in->cmp;
+        K(OP_SET, T_S64) K(OP_SET, T_F32) K(OP_SET, T_F64) K(OP_SET, T_F16) K(OP_SET, T_BF16)
+        K(OP_SET, T_F16X2) K(OP_SET, T_BF16X2) {
+            int t = in->t, c = in->cmp, dt = in->t2;
             uint32_t c2 = in->bop ? P[in->p[1]] : 0;
             if (in->p[2]) c2 = ~c2;
+            /* "true" in the destination type */
+            uint64_t one = dt == T_F32 ? hx_fb(1.0f) : dt == T_F16 ? 0x3c00 : dt == T_BF16 ? 0x3f80
+                         : dt == T_F16X2 ? 0x3c00 : dt == T_BF16X2 ? 0x3f80 : 0xffffffffu;
+            int pairs = t == T_F16X2 || t == T_BF16X2;
             LOOP({
-                int r = is_float(t) ? cmp_f(c, as_double(A[l], t), as_double(B[l], t))
-                                    : cmp_i(c, sext(A[l], t), sext(B[l], t),
-                                            (uint64_t)sext(A[l], unsigned_t(t)),
-                                            (uint64_t)sext(B[l], unsigned_t(t)));
-                int cb = (c2 >> l) & 1;
-                if (in->bop == B_AND) r &= cb; else if (in->bop == B_OR) r |= cb;
-                else if (in->bop == B_XOR) r ^= cb;
-                D[l] = in->t2 == T_F32 ? (r ? hx_fb(1.0f) : 0) : (r ? 0xffffffffu : 0);
+                uint64_t res = 0;
+                for (int h = 0; h < (pairs ? 2 : 1); h++) {
+                    int r;
+                    if (pairs)
+                        r = half_op(OP_SETP, (uint16_t)(A[l] >> (16 * h)), (uint16_t)(B[l] >> (16 * h)),
+                                    0, t == T_BF16X2, 0, 0, c);
+                    else
+                        r = is_float(t) ? cmp_f(c, as_double(A[l], t), as_double(B[l], t))
+                                        : cmp_i(c, sext(A[l], t), sext(B[l], t),
+                                                (uint64_t)sext(A[l], unsigned_t(t)),
+                                                (uint64_t)sext(B[l], unsigned_t(t)));
+                    int cb = (c2 >> l) & 1;
+                    if (in->bop == B_AND) r &= cb; else if (in->bop == B_OR) r |= cb;
+                    else if (in->bop == B_XOR) r ^= cb;
+                    if (r) res |= pairs ? (dt == T_U32 || dt == T_S32 ? 0xffffull : one) << (16 * h) : one;
+                }
+                D[l] = res;
             });
             break;
         }

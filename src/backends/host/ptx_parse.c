@@ -964,10 +964,23 @@ static hx_status set_addr(dctx *d, const popnd *o, hx_insn *in, int *space)
 
 /* ---- declarations inside a body */
 
-static hx_status parse_reg_decl(dctx *d)
+/* glued: ".reg.b32 a, b;" (the lexer keeps ".reg.b32" as one word): the
+ * text after ".reg" holds the first modifiers */
+static hx_status parse_reg_decl(dctx *d, const char *glued, int glen)
 {
     ptx_lex *L = &d->L;
     int is_pred = 0, vec = 1;
+    while (glen > 0) {
+        int j = 1;
+        while (j < glen && glued[j] != '.') j++;
+        ptx_tok t = { TK_WORD, glued, j, L->cur.line, 0 };
+        if (ptx_is(&t, ".v2")) vec = 2;
+        else if (ptx_is(&t, ".v4")) vec = 4;
+        else if (ptx_is(&t, ".pred")) is_pred = 1;
+        else if (type_of(t.s + 1, t.len - 1, NULL) < 0)
+            return perr(d->err, d->errlen, t.line, "unknown register type '%.*s'", t.len, t.s);
+        glued += j; glen -= j;
+    }
     while (L->cur.kind == TK_WORD && L->cur.s[0] == '.') {
         ptx_tok t = ptx_next(L);
         if (ptx_is(&t, ".v2")) vec = 2;
@@ -1847,7 +1860,11 @@ static hx_status decode_body_guarded(dctx *d)
             continue;
         }
         if (t.s[0] == '.') {
-            if (ptx_is(&t, ".reg")) { CK(parse_reg_decl(d)); continue; }
+            if (ptx_is(&t, ".reg")) { CK(parse_reg_decl(d, NULL, 0)); continue; }
+            if (t.len > 5 && memcmp(t.s, ".reg.", 5) == 0) {
+                CK(parse_reg_decl(d, t.s + 4, t.len - 4));
+                continue;
+            }
             if (ptx_is(&t, ".param")) {
                 CK(parse_param_decl(d, DS_LPARAM, NULL));
                 if (!ptx_ispunct(&L->cur, ';')) return perr(d->err, d->errlen, L->cur.line, "';' expected");
