@@ -58,6 +58,7 @@ typedef struct tfl_mem_provider {
 /* Sets the provider and limit (0 = no limit).  May be called once before
  * first use; without it the pool uses anonymous mmap and no limit. */
 void tfl_mem_configure(const tfl_mem_provider *p, uint64_t limit);
+/* 0, or -1 (limit unchanged) if live device bytes already exceed it. */
 int tfl_mem_set_limit(uint64_t limit);
 
 /* Allocate size bytes (size 0 gives a unique non-NULL pointer of size 0,

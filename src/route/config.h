@@ -45,9 +45,38 @@ void tfl_config_defaults(tfl_config *cfg);
 /* Parse "8G", "512M", "1024" ...; -1 on garbage. */
 int tfl_config_parse_size(const char *s, uint64_t *out);
 
+/* Called once per problem (bad line, bad environment value) with a
+ * one-line message "FILE:LINE: reason" or "VAR=value: reason". */
+typedef void (*tfl_config_error_fn)(void *ctx, const char *msg);
+
+/* Like tfl_config_parse_file, but reports every bad line through on_error
+ * (may be NULL), skips it and goes on.  Returns the number of bad lines,
+ * or -1 if the file cannot be read (reported too). */
+int tfl_config_parse_file_ex(const char *path, tfl_config *cfg,
+                             tfl_config_error_fn on_error, void *ctx);
+/* Like tfl_config_apply_env, but reports every bad variable; returns
+ * their number.  Bad values are ignored (the earlier value stays). */
+int tfl_config_apply_env_ex(tfl_config *cfg, tfl_config_error_fn on_error,
+                            void *ctx);
+/* The file the search order picks right now ($TORCHFL_CONFIG, ./, ~/,
+ * /etc), copied into buf; 0 if found (or named by $TORCHFL_CONFIG), -1
+ * when none exists (built-in defaults apply). */
+int tfl_config_find_file(char *buf, size_t len);
+/* defaults + the file the search order finds + environment, uncached.
+ * What tfl_config_get() does once; exposed for tests and `torchfl`. */
+void tfl_config_load(tfl_config *cfg, tfl_config_error_fn on_error, void *ctx);
+/* Canonical text of a key's value in cfg (sizes in bytes, "8.0" for the
+ * compute capability...) into buf; -1 if the key is unknown. */
+int tfl_config_format(const tfl_config *cfg, const char *key,
+                      char *buf, size_t len);
+/* The documented keys, NULL-terminated, in file order. */
+const char *const *tfl_config_keys(void);
+
 /* The process-wide config, loaded once (thread-safe). */
 const tfl_config *tfl_config_get(void);
-/* Raw string value of a key as the file/env gave it, or NULL. */
+/* Value of a key in the process-wide config, in the canonical text of
+ * tfl_config_format (file, environment or default), or NULL if the key
+ * is unknown.  The string lives as long as the process. */
 const char *tfl_config_value(const char *key);
 
 #endif

@@ -27,7 +27,8 @@
  * reason has then been logged once. */
 tfl_status tfl_rt_init(void);
 const tfl_backend *tfl_rt_backend(void);  /* NULL before/without init   */
-const char *tfl_rt_backend_name(void);    /* configured name            */
+/* The active backend's name once initialised, else the configured one. */
+const char *tfl_rt_backend_name(void);
 
 /* ------------------------------------------------------------- devices */
 
@@ -39,6 +40,13 @@ const tfl_device_info *tfl_rt_device_info(int dev);
 int tfl_rt_current_device(void);
 void tfl_rt_set_current_device(int dev);
 int tfl_rt_device_is_valid(int dev);
+/* All of the backend's devices, ignoring CUDA_VISIBLE_DEVICES (NVML's
+ * view), by backend index. */
+int tfl_rt_physical_device_count(void);
+const tfl_device_info *tfl_rt_physical_device_info(int idx);
+/* Attribute attr (cudaDeviceAttr / CUdevice_attribute numbering) of
+ * visible device dev; TFL_ERR_INVALID for an unknown attribute. */
+tfl_status tfl_rt_device_attr(int dev, int attr, int *value);
 
 /* ------------------------------------------------------ streams/events */
 
@@ -82,6 +90,14 @@ int tfl_rt_event_recorded(tfl_rt_event *e);
  * allocation.  dir is derived from the address map when kind is
  * "default".  Return TFL_ERR_INVALID for bad ranges. */
 tfl_status tfl_rt_memcpy(void *dst, const void *src, size_t n, tfl_rt_stream *s);
+/* Same, with a direction as cudaMemcpyKind numbers it (0 H2H, 1 H2D, 2 D2H,
+ * 3 D2D, 4 default): the side(s) the kind calls "device" must be in the
+ * address map.  TFL_ERR_INVALID for a bad kind or range. */
+tfl_status tfl_rt_memcpy_kind(void *dst, const void *src, size_t n, int kind,
+                              tfl_rt_stream *s);
+tfl_status tfl_rt_memcpy2d_kind(void *dst, size_t dpitch, const void *src,
+                                size_t spitch, size_t width, size_t height,
+                                int kind, tfl_rt_stream *s);
 tfl_status tfl_rt_memset(void *dst, int value, size_t n, tfl_rt_stream *s);
 /* 2D: width bytes per row, height rows. */
 tfl_status tfl_rt_memcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,

@@ -29,7 +29,8 @@ typedef enum hx_status {
     HX_ERR_MISALIGNED,        /* misaligned access                        */
     HX_ERR_TRAP,              /* trap / assert in a kernel                */
     HX_ERR_NOMEM,
-    HX_ERR_INVALID            /* bad argument to this API                 */
+    HX_ERR_INVALID,           /* bad argument to this API                 */
+    HX_ERR_ASSERT             /* device-side assert (__assertfail)        */
 } hx_status;
 
 typedef struct hx_module hx_module;

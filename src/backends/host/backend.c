@@ -1,0 +1,135 @@
+/*
+ * backend.c - the host backend's table: the CPU as a CUDA device.
+ *
+ * Device memory is ordinary host memory (anonymous mmap), so the host
+ * executor and OpenBLAS read it directly and copies are memmove.  The
+ * host backend is always available and has the lowest priority: `auto`
+ * picks it only when no plugin is ready.
+ */
+#include "backends/host/host_ops.h"
+#include "backends/host/host_info.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+static int host_probe(char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = '\0';
+    return 1;
+}
+
+static tfl_status host_init(const tfl_host_api *host)
+{
+    (void)host;
+    return TFL_OK;
+}
+
+static void host_fini(void) {}
+
+static int host_device_count(void) { return 1; }
+
+static tfl_status host_device_info(int dev, tfl_device_info *out)
+{
+    if (dev < 0 || !out)
+        return TFL_ERR_INVALID;
+    host_cpu_describe(out);
+    return TFL_OK;
+}
+
+static tfl_status host_mem_alloc(int dev, size_t size, void **ptr)
+{
+    (void)dev;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return TFL_ERR_NOMEM;
+    *ptr = p;
+    return TFL_OK;
+}
+
+static tfl_status host_mem_free(int dev, void *ptr, size_t size)
+{
+    (void)dev;
+    return munmap(ptr, size) == 0 ? TFL_OK : TFL_ERR_INVALID;
+}
+
+static tfl_status host_memcpy(void *dst, const void *src, size_t n,
+                              tfl_copy_dir dir, tfl_stream s)
+{
+    (void)dir; (void)s;
+    memmove(dst, src, n);
+    return TFL_OK;
+}
+
+static tfl_status host_memset(void *dst, int value, size_t n, tfl_stream s)
+{
+    (void)s;
+    memset(dst, value, n);
+    return TFL_OK;
+}
+
+static int host_addressable(int dev) { (void)dev; return 1; }
+
+/* Work runs synchronously in issue order (see src/route/runtime.h), so a
+ * host stream carries no state: handles only need to be distinct. */
+static tfl_status host_stream_create(int dev, tfl_stream *out)
+{
+    (void)dev;
+    *out = NULL;
+    return TFL_OK;
+}
+
+static tfl_status host_stream_noop(tfl_stream s)
+{
+    (void)s;
+    return TFL_OK;
+}
+
+/* Weak until the GEMM kernels are merged (cuBLAS work in progress). */
+#pragma weak host_gemm_supported
+#pragma weak host_gemm
+
+static int host_op_supported(const tfl_op *op)
+{
+    switch (op->kind) {
+    case TFL_OP_GEMM:
+        return host_gemm_supported ? host_gemm_supported(&op->u.gemm) : 0;
+    default:
+        return 0;
+    }
+}
+
+static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
+{
+    (void)s;
+    switch (op->kind) {
+    case TFL_OP_GEMM:
+        return host_gemm ? host_gemm(&op->u.gemm) : TFL_ERR_UNSUPPORTED;
+    default:
+        return TFL_ERR_UNSUPPORTED;
+    }
+}
+
+const tfl_backend tfl_host_backend = {
+    .abi_version = TFL_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(tfl_backend),
+    .name = "host",
+    .priority = 0,
+    .probe = host_probe,
+    .init = host_init,
+    .fini = host_fini,
+    .device_count = host_device_count,
+    .device_info = host_device_info,
+    .mem_alloc = host_mem_alloc,
+    .mem_free = host_mem_free,
+    .memcpy = host_memcpy,
+    .memset = host_memset,
+    .host_addressable = host_addressable,
+    .stream_create = host_stream_create,
+    .stream_destroy = host_stream_noop,
+    .stream_sync = host_stream_noop,
+    .stream_query = host_stream_noop,
+    .op_supported = host_op_supported,
+    .op_run = host_op_run,
+};

@@ -1,0 +1,142 @@
+/*
+ * cubin_info.c - kernel parameter sizes from a cubin's .nv.info.<kernel>.
+ *
+ * A cubin carries, per kernel, a section ".nv.info.<kernel>" of attribute
+ * records: u8 format, u8 attribute, then
+ *   format 1 (EIFMT_NVAL), 2 (EIFMT_BVAL), 3 (EIFMT_HVAL): a u16 value
+ *   format 4 (EIFMT_SVAL): u16 length, then that many bytes.
+ * EIATTR_KPARAM_INFO (attribute 0x17, format 4) describes one parameter in
+ * 12 bytes: u32 index, u16 ordinal, u16 offset, u32 packed whose bits
+ * 18..31 hold the size in bytes (low bits: log alignment, space, cbank).
+ * Checked on nvcc 13.0 sm_80/sm_120 cubins against cuobjdump -elf.  The
+ * records come in reverse ordinal order; we index by ordinal.
+ *
+ * The ELF is read with libelf from a private copy: libelf wants a writable,
+ * aligned image and the caller's bytes may be neither.
+ */
+#include "backends/host/fatbin.h"
+
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EIFMT_NVAL 1
+#define EIFMT_BVAL 2
+#define EIFMT_HVAL 3
+#define EIFMT_SVAL 4
+#define EIATTR_KPARAM_INFO 0x17
+#define KPARAM_INFO_LEN 12
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+static int elf_usable;
+
+static void elf_init(void) { elf_usable = elf_version(EV_CURRENT) != EV_NONE; }
+
+static uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* Walk the records of one .nv.info.<kernel>.  With all == NULL only
+ * validates and returns 1 + the highest ordinal; otherwise fills all[] and
+ * seen[] (top entries each) by ordinal.  -1 on malformed records. */
+static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
+{
+    int top = 0;
+    size_t pos = 0;
+    while (pos + 4 <= n) {
+        uint8_t fmt = b[pos], attr = b[pos + 1];
+        if (fmt == EIFMT_NVAL || fmt == EIFMT_BVAL || fmt == EIFMT_HVAL) {
+            pos += 4;
+            continue;
+        }
+        if (fmt != EIFMT_SVAL)
+            return -1;
+        size_t len = ld16(b + pos + 2);
+        if (len > n - pos - 4)
+            return -1;
+        const uint8_t *v = b + pos + 4;
+        if (attr == EIATTR_KPARAM_INFO) {
+            if (len < KPARAM_INFO_LEN)
+                return -1;
+            uint16_t ord = ld16(v + 4);
+            uint32_t size = ld32(v + 8) >> 18;
+            if (all) {
+                if (seen[ord] && all[ord] != size)
+                    return -1; /* two different sizes for one parameter */
+                seen[ord] = 1;
+                all[ord] = size;
+            }
+            if (ord + 1 > top)
+                top = ord + 1;
+        }
+        pos += 4 + len;
+    }
+    return pos == n ? top : -1;
+}
+
+int tfl_cubin_param_sizes(const void *elf_image, size_t size,
+                          const char *kernel, uint32_t *sizes, int max)
+{
+    if (!elf_image || !kernel || size < 64 || (max > 0 && !sizes))
+        return -1;
+    pthread_once(&elf_once, elf_init);
+    if (!elf_usable)
+        return -1;
+
+    size_t klen = strlen(kernel);
+    char *want = malloc(klen + sizeof ".nv.info.");
+    void *copy = malloc(size);
+    uint32_t *all = NULL;
+    uint8_t *seen = NULL;
+    Elf *elf = NULL;
+    int result = -1;
+    if (!want || !copy)
+        goto out;
+    memcpy(want, ".nv.info.", sizeof ".nv.info." - 1);
+    memcpy(want + sizeof ".nv.info." - 1, kernel, klen + 1);
+    memcpy(copy, elf_image, size);
+
+    elf = elf_memory(copy, size);
+    if (!elf || elf_kind(elf) != ELF_K_ELF)
+        goto out;
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        goto out;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+         scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+            continue;
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (!name || strcmp(name, want) != 0)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d || (!d->d_buf && d->d_size))
+            goto out;
+        int top = parse_info(d->d_buf, d->d_size, NULL, NULL);
+        if (top <= 0) {
+            result = top; /* no parameters (0) or malformed (-1) */
+            goto out;
+        }
+        all = calloc((size_t)top, sizeof *all);
+        seen = calloc((size_t)top, 1);
+        if (!all || !seen || parse_info(d->d_buf, d->d_size, all, seen) != top)
+            goto out;
+        for (int i = 0; i < top; i++)
+            if (!seen[i])
+                goto out; /* a gap: we cannot describe the signature */
+        for (int i = 0; i < top && i < max; i++)
+            sizes[i] = all[i];
+        result = top;
+        goto out;
+    }
+out:
+    if (elf)
+        elf_end(elf);
+    free(seen);
+    free(all);
+    free(copy);
+    free(want);
+    return result;
+}

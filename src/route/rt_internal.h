@@ -1,0 +1,23 @@
+/*
+ * rt_internal.h - state the route layer's files share (not for intercept).
+ */
+#ifndef TFL_RT_INTERNAL_H
+#define TFL_RT_INTERNAL_H
+
+#include "torchfl/backend.h"
+#include "route/config.h"
+
+/* Build the visible-device table (CUDA_VISIBLE_DEVICES, config). */
+void tfl_rt_devices_init(const tfl_backend *b, const tfl_config *cfg);
+/* Backend device index of visible device dev. */
+int tfl_rt_backend_device(int dev);
+
+
+
+struct hx_module;
+struct tfl_module;
+struct tfl_kernel;
+/* The host executor's view of a module (NULL if its image is unusable). */
+struct hx_module *tfl_rt_module_hx(struct tfl_module *m);
+int tfl_rt_kernel_max_dynamic_smem(struct tfl_kernel *k);
+#endif
