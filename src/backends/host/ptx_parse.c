@@ -1565,7 +1565,7 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
             {"mul24", OP_MUL24, 2}, {"mad24", OP_MAD24, 3}, {"sad", OP_SAD, 3},
             {"div", OP_DIV, 2}, {"rem", OP_REM, 2}, {"abs", OP_ABS, 1}, {"neg", OP_NEG, 1},
             {"min", OP_MIN, 2}, {"max", OP_MAX, 2}, {"and", OP_AND, 2}, {"or", OP_OR, 2},
-            {"xor", OP_XOR, 2}, {"not", OP_NOT, 1}, {"cnot", OP_CNOT, 1}, {"lop3", OP_LOP3, 4},
+            {"xor", OP_XOR, 2}, {"not", OP_NOT, 1}, {"cnot", OP_CNOT, 1}, {"lop3", OP_LOP3, 3},
             {"shl", OP_SHL, 2}, {"shr", OP_SHR, 2}, {"shf", OP_SHF_L, 3}, {"bfe", OP_BFE, 3},
             {"bfi", OP_BFI, 4}, {"brev", OP_BREV, 1}, {"clz", OP_CLZ, 1}, {"popc", OP_POPC, 1},
             {"bfind", OP_BFIND, 1}, {"dp4a", OP_DP4A, 3}, {"dp2a", OP_DP2A, 3},
@@ -1634,7 +1634,9 @@ done:
     in->op = (uint8_t)op;
     /* sign-agnostic integer ops share one handler per width */
     int kt = in->t;
-    switch (op) {
+    /* add.sat.s32 / sub.sat.s32 keep their signed handler */
+    int keep = (op == OP_ADD || op == OP_SUB) && (in->flags & F_SAT) && kt == T_S32;
+    if (!keep) switch (op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_AND: case OP_OR:
     case OP_XOR: case OP_NOT: case OP_CNOT: case OP_SHL: case OP_MOV: case OP_NEG:
     case OP_POPC: case OP_CLZ: case OP_BREV: case OP_LOP3: case OP_SELP: case OP_PACK:
