@@ -369,6 +369,8 @@ hx_status hx_launch(hx_module *m, const char *kernel, const hx_launch_params *p,
     pthread_mutex_unlock(&m->lock);
     free(onpath);
     if (rec || f->ncallees) { loc += HX_CALL_STACK; lpar += HX_CALL_STACK; }
+    static uint64_t launch_seq;
+    j->id = __atomic_add_fetch(&launch_seq, 1, __ATOMIC_RELAXED);
     j->mod = m;
     j->fn = f;
     memcpy(j->grid, p->grid, sizeof j->grid);

@@ -69,6 +69,7 @@ typedef struct hx_warp {
 } hx_warp;
 
 typedef struct hx_ctx {
+    uint64_t launch_id;          /* launch whose constants the warps hold */
     hx_warp *warps; int capwarps;
     uint8_t *smem; size_t smem_cap;
     uint8_t *local; size_t local_cap;
@@ -179,7 +180,7 @@ static inline uint8_t *lpwin(const xblk *b, const hx_warp *w, int lane)
 }
 
 /* Host pointer for [a, a+n) in space sp for this lane, or NULL. */
-static inline uint8_t *xres(xblk *b, hx_warp *w, int sp, uint64_t a, unsigned n, int lane)
+static uint8_t *xres_slow(xblk *b, hx_warp *w, int sp, uint64_t a, unsigned n, int lane)
 {
     switch (sp) {
     case SP_GLOBAL: case SP_CONST:
@@ -208,6 +209,17 @@ static inline uint8_t *xres(xblk *b, hx_warp *w, int sp, uint64_t a, unsigned n,
         return global_ok(b, a, n) ? (uint8_t *)(uintptr_t)a : NULL;
     }
     }
+}
+
+/* The common cases inline: global hits in the last allocation, shared. */
+static inline __attribute__((always_inline)) uint8_t *xres(xblk *b, hx_warp *w, int sp, uint64_t a,
+                                                           unsigned n, int lane)
+{
+    if ((sp == SP_GLOBAL || sp == SP_CONST || sp == SP_GENERIC) && a >= b->g_lo && a <= b->g_hi &&
+        n <= b->g_hi - a)
+        return (uint8_t *)(uintptr_t)a;
+    if (sp == SP_SHARED && a <= b->smem_size && n <= b->smem_size - a) return b->smem + a;
+    return xres_slow(b, w, sp, a, n, lane);
 }
 
 static int tsize(int t)
@@ -261,10 +273,13 @@ static uint64_t now_ns(int realtime)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Fill a frame's constant and special-register slots. */
-static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
+/* Fill a frame's constant and special-register slots.  Constants and the
+ * per-launch special registers are never written by the program, so a
+ * worker fills them once per launch (block_only = 0) and only refreshes
+ * the per-block ones (%ctaid, clocks) for each further block. */
+static void init_slots_ex(xblk *b, hx_warp *w, hx_func *f, uint64_t *R, int block_only)
 {
-    for (int i = 0; i < f->nconsts; i++) {
+    for (int i = 0; !block_only && i < f->nconsts; i++) {
         uint64_t *s = R + (size_t)f->const_slot[i] * 32, v = f->const_vals[i];
         for (int l = 0; l < 32; l++) s[l] = v;
     }
@@ -272,6 +287,9 @@ static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
     for (int sr = 0; sr < SR_COUNT; sr++) {
         int slot = f->sreg_slot[sr];
         if (slot < 0) continue;
+        if (block_only && !(sr >= SR_CTAID_X && sr <= SR_CTAID_Z) && sr != SR_CLOCK &&
+            sr != SR_CLOCK64 && sr != SR_GLOBALTIMER)
+            continue;
         uint64_t *s = R + (size_t)slot * 32;
         for (int l = 0; l < 32; l++) {
             unsigned t[3];
@@ -302,6 +320,11 @@ static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
             s[l] = v;
         }
     }
+}
+
+static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
+{
+    init_slots_ex(b, w, f, R, 0);
 }
 
 /* ------------------------------------------------------- interpreter */
@@ -960,7 +983,10 @@ static int run_warp(xblk *b, hx_warp *w)
         /* ---------------------------------------------- loads / stores */
         K(OP_LD, T_U8) K(OP_LD, T_U16) K(OP_LD, T_U32) K(OP_LD, T_U64) K(OP_LD, T_S8)
         K(OP_LD, T_S16) K(OP_LD, T_S32) K(OP_LD, T_S64) K(OP_LD, T_F16) K(OP_LD, T_F32)
-        K(OP_LD, T_F64) K(OP_LD, T_BF16) K(OP_LD, T_F16X2) K(OP_LD, T_BF16X2) {
+        K(OP_LD, T_F64) K(OP_LD, T_BF16) K(OP_LD, T_F16X2) K(OP_LD, T_BF16X2)
+        K(OP_ST, T_U8) K(OP_ST, T_U16) K(OP_ST, T_U32) K(OP_ST, T_U64) K(OP_ST, T_F16)
+        K(OP_ST, T_F32) K(OP_ST, T_F64) K(OP_ST, T_BF16) K(OP_ST, T_F16X2) K(OP_ST, T_BF16X2) {
+            int isst = in->op == OP_ST;
             int t = in->t, es = tsize(t), nv = in->vec;
             unsigned n = (unsigned)(es * nv);
             int64_t adj = in->aoff;
@@ -969,69 +995,88 @@ static int run_warp(xblk *b, hx_warp *w)
             else if (in->symk == SYMK_SHARED)
                 adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
             const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
-            uint64_t *Dv[4];
-            for (int i = 0; i < nv; i++) Dv[i] = SLOT(in->d[i] < 0 ? 0 : in->d[i]);
             int sp = in->sp;
-            /* gather first (a destination may be the address register) */
+            if (isst && sp == SP_KPARAM) sp = SP_LPARAM;
+            /* addresses, their range and alignment over the active lanes */
+            uint64_t addr[32], lo = UINT64_MAX, hi = 0, orv = 0;
+            if (Ab) {
+                LOOP({
+                    uint64_t a = Ab[l] + (uint64_t)adj;
+                    addr[l] = a; orv |= a;
+                    lo = a < lo ? a : lo; hi = a > hi ? a : hi;
+                });
+            } else {
+                lo = hi = orv = (uint64_t)adj;
+                LOOP(addr[l] = (uint64_t)adj);
+            }
+            /* one check for the whole warp where the space maps linearly
+             * (global, const, shared, kernel params, generic in those) */
+            uint8_t *base = NULL;
+            int linear = sp != SP_LOCAL && sp != SP_LPARAM;
+            if (linear && hi - lo < (1u << 30) && !(orv & (n - 1))) {
+                int l0 = __builtin_ctz(m);
+                base = xres(b, w, sp, lo, (unsigned)(hi - lo) + n, l0);
+                if (base && sp == SP_GENERIC) {
+                    /* generic: the range must not start in one window and
+                     * end in another; xres checked it as one range */
+                }
+            }
+            if (base) {
+                intptr_t delta = (intptr_t)base - (intptr_t)lo;
+                if (isst) {
+                    for (int i = 0; i < nv; i++) {
+                        const uint64_t *S = SLOT(in->s[i] < 0 ? 0 : in->s[i]);
+                        switch (es) {
+                        case 1: LOOP(*(uint8_t *)(uintptr_t)(addr[l] + (uint64_t)delta + (uint64_t)i) = (uint8_t)S[l]); break;
+                        case 2: LOOP({ uint16_t v_ = (uint16_t)S[l]; memcpy((void *)(uintptr_t)(addr[l] + (uint64_t)delta + 2u * (uint64_t)i), &v_, 2); }); break;
+                        case 4: LOOP({ uint32_t v_ = (uint32_t)S[l]; memcpy((void *)(uintptr_t)(addr[l] + (uint64_t)delta + 4u * (uint64_t)i), &v_, 4); }); break;
+                        default: LOOP(memcpy((void *)(uintptr_t)(addr[l] + (uint64_t)delta + 8u * (uint64_t)i), &S[l], 8)); break;
+                        }
+                    }
+                } else {
+                    uint64_t val[4][32];
+                    for (int i = 0; i < nv; i++)
+                        LOOP(val[i][l] = ld_ext((const uint8_t *)(uintptr_t)(addr[l] + (uint64_t)delta) + i * es, t));
+                    for (int i = 0; i < nv; i++) {
+                        if (in->d[i] < 0) continue;
+                        uint64_t *Di = SLOT(in->d[i]);
+                        LOOP(Di[l] = val[i][l]);
+                    }
+                }
+                break;
+            }
+            /* per lane: local/param windows, spread or bad addresses */
             uint64_t val[4][32];
             uint32_t mm = m;
             while (mm) {
                 int l = __builtin_ctz(mm); mm &= mm - 1;
-                uint64_t a = (Ab ? Ab[l] : 0) + (uint64_t)adj;
+                uint64_t a = addr[l];
                 uint8_t *p = xres(b, w, sp, a, n, l);
                 if (!p) {
                     char what[48];
-                    snprintf(what, sizeof what, "out-of-bounds %s read of", sp_name(sp));
+                    snprintf(what, sizeof what, "out-of-bounds %s %s of", sp_name(sp), isst ? "write" : "read");
                     fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, what, a, n);
                     return W_ERR;
                 }
                 if (((uintptr_t)p & (uintptr_t)(n - 1)) && sp != SP_KPARAM && sp != SP_LPARAM) {
-                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned read of", a, n);
+                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, isst ? "misaligned write of" : "misaligned read of", a, n);
                     return W_ERR;
                 }
-                for (int i = 0; i < nv; i++) val[i][l] = ld_ext(p + i * es, t);
+                if (isst) {
+                    for (int i = 0; i < nv; i++) {
+                        uint64_t v = SLOT(in->s[i] < 0 ? 0 : in->s[i])[l];
+                        memcpy(p + i * es, &v, (size_t)es);
+                    }
+                } else {
+                    for (int i = 0; i < nv; i++) val[i][l] = ld_ext(p + i * es, t);
+                }
             }
-            for (int i = 0; i < nv; i++) {
-                if (in->d[i] < 0) continue;
-                uint64_t *Di = Dv[i];
-                LOOP(Di[l] = val[i][l]);
-            }
-            break;
-        }
-        K(OP_ST, T_U8) K(OP_ST, T_U16) K(OP_ST, T_U32) K(OP_ST, T_U64) K(OP_ST, T_F16)
-        K(OP_ST, T_F32) K(OP_ST, T_F64) K(OP_ST, T_BF16) K(OP_ST, T_F16X2) K(OP_ST, T_BF16X2) {
-            int t = in->t, es = tsize(t), nv = in->vec;
-            unsigned n = (unsigned)(es * nv);
-            int64_t adj = in->aoff;
-            if (in->symk == SYMK_LOCAL) adj += fr->local_base;
-            else if (in->symk == SYMK_LPARAM) adj += fr->lparam_base;
-            else if (in->symk == SYMK_SHARED)
-                adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
-            const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
-            const uint64_t *Sv[4];
-            for (int i = 0; i < nv; i++) Sv[i] = SLOT(in->s[i] < 0 ? 0 : in->s[i]);
-            int sp = in->sp;
-            if (sp == SP_KPARAM) sp = SP_LPARAM;
-            uint32_t mm = m;
-            while (mm) {
-                int l = __builtin_ctz(mm); mm &= mm - 1;
-                uint64_t a = (Ab ? Ab[l] : 0) + (uint64_t)adj;
-                uint8_t *p = xres(b, w, sp, a, n, l);
-                if (!p) {
-                    char what[48];
-                    snprintf(what, sizeof what, "out-of-bounds %s write of", sp_name(sp));
-                    fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, what, a, n);
-                    return W_ERR;
-                }
-                if (((uintptr_t)p & (uintptr_t)(n - 1)) && sp != SP_LPARAM) {
-                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned write of", a, n);
-                    return W_ERR;
-                }
+            if (!isst)
                 for (int i = 0; i < nv; i++) {
-                    uint64_t v = Sv[i][l];
-                    memcpy(p + i * es, &v, (size_t)es);
+                    if (in->d[i] < 0) continue;
+                    uint64_t *Di = SLOT(in->d[i]);
+                    LOOP(Di[l] = val[i][l]);
                 }
-            }
             break;
         }
         K(OP_CVTA, T_U32) K(OP_CVTA, T_U64) K(OP_CVTA_TO, T_U32) K(OP_CVTA_TO, T_U64) {
@@ -1974,8 +2019,9 @@ static void run_block(hx_launch_job *j, hx_ctx *c, uint64_t bid)
         w->fr[0].fn = fn;
         w->fr[0].stk_base = 0;
         memset(w->preds, 0, (size_t)fn->npreds * sizeof *w->preds);
-        init_slots(b, w, fn, w->regs);
+        init_slots_ex(b, w, fn, w->regs, c->launch_id == j->id);
     }
+    c->launch_id = j->id;
     int live = b->nwarps;
     while (live > 0) {
         int progressed = 0;

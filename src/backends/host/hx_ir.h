@@ -206,6 +206,7 @@ typedef struct hx_launch_job hx_launch_job;
 struct hx_launch_job {
     hx_module *mod;
     hx_func *fn;
+    uint64_t id;             /* unique per launch                          */
     unsigned grid[3], block[3];
     size_t dyn_smem, static_smem, smem_total;
     const uint8_t *params;
