@@ -65,7 +65,7 @@ typedef struct hx_warp {
     uint64_t *regs; size_t regcap;     /* in slots                        */
     uint32_t *preds; size_t predcap;
     const hx_insn *bar_red; uint32_t bar_red_mask;
-    int last_init_depth_fn[8];          /* (unused) */
+    uint64_t steps;                     /* branches taken (step limit)     */
 } hx_warp;
 
 typedef struct hx_ctx {
@@ -98,6 +98,11 @@ typedef struct xblk {
 static __thread hx_ctx *tls_ctx;
 /* TORCHFL_HX_TRACE=1: print every executed instruction (debugging) */
 static int hx_trace = -1;
+/* branches a warp may take before the launch is stopped (0: no limit);
+ * set by the fuzz harness so that random loops end */
+static uint64_t hx_step_limit;
+
+void hx_set_step_limit(uint64_t n) { hx_step_limit = n; }
 
 void hx_exec_thread_cleanup(void)
 {
@@ -1534,6 +1539,10 @@ static int run_warp(xblk *b, hx_warp *w)
         }
         /* ---------------------------------------------- control */
         K(OP_BRA, T_NONE) {
+            if (__builtin_expect(hx_step_limit != 0, 0) && ++w->steps > hx_step_limit) {
+                fail(b, HX_ERR_LAUNCH_CONFIG, "kernel %s: step limit reached", b->kfn->name);
+                return W_ERR;
+            }
             uint32_t taken = m, fallthrough = act & ~m;
             if (!taken) { pc++; continue; }
             if (!fallthrough) { pc = in->target; continue; }
@@ -2012,6 +2021,7 @@ static void run_block(hx_launch_job *j, hx_ctx *c, uint64_t bid)
         w->exited = ~w->valid;
         w->state = W_READY;
         w->bar_red = NULL;
+        w->steps = 0;
         w->sp = 1;
         w->stk[0] = (hx_stk){ 0, -1, w->valid };
         w->nfr = 1;

@@ -224,6 +224,9 @@ struct hx_launch_job {
 };
 
 void hx_exec_worker(hx_launch_job *job);
+/* Stop a launch after a warp has executed n branches (0 = never); for the
+ * fuzz harness, whose random kernels may loop forever. */
+void hx_set_step_limit(uint64_t n);
 void hx_exec_thread_cleanup(void);
 
 /* ---- device printf (hx_printf.c) */

@@ -1732,7 +1732,9 @@ static hx_status decode_header(dctx *d)
         return perr(d->err, d->errlen, k.line, "function header expected");
     if (!f->is_entry && ptx_ispunct(&L->cur, '(')) {
         ptx_next(L);
-        hx_param tmp[32]; int n = 0;
+        /* filled in place so that an error part-way frees what was parsed */
+        f->rets = calloc(32, sizeof *f->rets);
+        if (!f->rets) return HX_ERR_NOMEM;
         while (L->cur.kind != TK_EOF && !ptx_ispunct(&L->cur, ')')) {
             ptx_tok p = ptx_next(L);
             if (ptx_ispunct(&p, ',')) continue;
@@ -1740,15 +1742,11 @@ static hx_status decode_header(dctx *d)
                 return perr(d->err, d->errlen, p.line, ".param expected in return list");
             if (ptx_is(&p, ".reg"))
                 return perr(d->err, d->errlen, p.line, ".reg return values are not supported");
-            if (n >= 32) return perr(d->err, d->errlen, p.line, "too many return values");
-            CK(parse_param_decl(d, DS_LPARAM, &tmp[n]));
-            n++;
+            if (f->nrets >= 32) return perr(d->err, d->errlen, p.line, "too many return values");
+            CK(parse_param_decl(d, DS_LPARAM, &f->rets[f->nrets]));
+            f->nrets++;
         }
         ptx_next(L);
-        f->rets = calloc((size_t)(n ? n : 1), sizeof *f->rets);
-        if (!f->rets) return HX_ERR_NOMEM;
-        memcpy(f->rets, tmp, (size_t)n * sizeof *tmp);
-        f->nrets = n;
     }
     ptx_next(L);   /* name */
     if (ptx_ispunct(&L->cur, '(')) {
