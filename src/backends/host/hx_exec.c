@@ -1825,6 +1825,129 @@ static int run_warp(xblk *b, hx_warp *w)
             LOOP(D[l] = act);
             break;
         }
+        K(OP_MMA, T_NONE) {
+            /* warp-wide matrix multiply-accumulate; fragment layouts as
+             * in the PTX ISA (groupID = lane / 4, tig = lane % 4) */
+            int K = in->sub == 1 ? 16 : in->sub == 2 ? 8 : 4;
+            int tf32 = in->t == T_F32, bf = in->t == T_BF16, cf32 = in->t2 == T_F32;
+            float Am[16][16], Bm[16][8], Cm[16][8];
+            memset(Am, 0, sizeof Am); memset(Bm, 0, sizeof Bm);
+            for (int l = 0; l < 32; l++) {
+                int g = l >> 2, tg = l & 3;
+                if (tf32) {
+                    for (int i = 0; i < in->vec; i++) {
+                        float v = hx_f(SLOT(in->s[i])[l] & 0xffffe000u);
+                        int r = K == 8 ? g + 8 * (i & 1) : g + 8 * i;
+                        int c = K == 8 ? tg + 4 * (i >> 1) : tg;
+                        Am[r][c] = v;
+                    }
+                    for (int i = 0; i < (int)in->imm; i++)
+                        Bm[tg + 4 * i][g] = hx_f(SLOT(in->x[i])[l] & 0xffffe000u);
+                } else {
+                    for (int e = 0; e < 2 * in->vec; e++) {
+                        uint16_t h = (uint16_t)(SLOT(in->s[e >> 1])[l] >> (16 * (e & 1)));
+                        float v = bf ? hx_bf2f(h) : hx_h2f(h);
+                        int r = K == 16 ? g + 8 * ((e >> 1) & 1) : g + 8 * (e >> 1);
+                        int c = tg * 2 + (e & 1) + (K == 16 ? 8 * (e >> 2) : 0);
+                        Am[r][c] = v;
+                    }
+                    for (int e = 0; e < 2 * (int)in->imm; e++) {
+                        uint16_t h = (uint16_t)(SLOT(in->x[e >> 1])[l] >> (16 * (e & 1)));
+                        int r = tg * 2 + (e & 1) + 8 * (e >> 1);
+                        Bm[r][g] = bf ? hx_bf2f(h) : hx_h2f(h);
+                    }
+                }
+                for (int i = 0; i < 4; i++) {
+                    int r = g + 8 * (i >> 1), c = tg * 2 + (i & 1);
+                    Cm[r][c] = cf32 ? hx_f(SLOT(in->x[2 + i])[l])
+                                    : hx_h2f((uint16_t)(SLOT(in->x[2 + (i >> 1)])[l] >> (16 * (i & 1))));
+                }
+            }
+            float Dm[16][8];
+            for (int r = 0; r < 16; r++)
+                for (int c = 0; c < 8; c++) {
+                    double acc = Cm[r][c];
+                    for (int k = 0; k < K; k++) acc += (double)Am[r][k] * Bm[k][c];
+                    Dm[r][c] = (float)acc;
+                }
+            for (int l = 0; l < 32; l++) {
+                int g = l >> 2, tg = l & 3;
+                if (cf32) {
+                    for (int i = 0; i < 4; i++)
+                        SLOT(in->d[i])[l] = hx_fb(Dm[g + 8 * (i >> 1)][tg * 2 + (i & 1)]);
+                } else {
+                    for (int j = 0; j < 2; j++) {
+                        uint16_t lo = hx_d2h(Dm[g + 8 * j][tg * 2], R_RN);
+                        uint16_t hi = hx_d2h(Dm[g + 8 * j][tg * 2 + 1], R_RN);
+                        SLOT(in->d[j])[l] = ((uint32_t)hi << 16) | lo;
+                    }
+                }
+            }
+            break;
+        }
+        K(OP_LDMATRIX, T_NONE) {
+            int nm = in->vec;
+            int64_t adj = in->aoff;
+            if (in->symk == SYMK_SHARED)
+                adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
+            const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
+            uint16_t mat[4][8][8];
+            for (int q = 0; q < nm; q++)
+                for (int r = 0; r < 8; r++) {
+                    int l = 8 * q + r;
+                    uint64_t a = (Ab ? Ab[l] : 0) + (uint64_t)adj;
+                    uint8_t *p = xres(b, w, in->sp, a, 16, l);
+                    if (!p) {
+                        fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, "out-of-bounds ldmatrix row of", a, 16);
+                        return W_ERR;
+                    }
+                    if ((uintptr_t)p & 15) {
+                        fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned ldmatrix row of", a, 16);
+                        return W_ERR;
+                    }
+                    memcpy(mat[q][r], p, 16);
+                }
+            for (int q = 0; q < nm; q++) {
+                uint64_t *Dq = SLOT(in->d[q]);
+                LOOP({
+                    int rr = l >> 2, cc = (l & 3) * 2;
+                    uint16_t lo = in->sub ? mat[q][cc][rr] : mat[q][rr][cc];
+                    uint16_t hi = in->sub ? mat[q][cc + 1][rr] : mat[q][rr][cc + 1];
+                    Dq[l] = ((uint32_t)hi << 16) | lo;
+                });
+            }
+            break;
+        }
+        K(OP_CPASYNC, T_NONE) {
+            unsigned n = in->imm;
+            int64_t adj = in->aoff;
+            if (in->symk == SYMK_SHARED)
+                adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
+            const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
+            const uint64_t *Sb = in->s[1] >= 0 ? SLOT(in->s[1]) : NULL;
+            const uint64_t *Zs = in->s[2] >= 0 ? SLOT(in->s[2]) : NULL;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                uint64_t da = (Ab ? Ab[l] : 0) + (uint64_t)adj;
+                uint64_t sa = (Sb ? Sb[l] : 0) + (uint64_t)(int64_t)in->x[0];
+                unsigned src_n = Zs ? (unsigned)(uint32_t)Zs[l] : n;
+                if (src_n > n) src_n = n;
+                uint8_t *dp = xres(b, w, SP_SHARED, da, n, l);
+                uint8_t *sp = src_n ? xres(b, w, SP_GLOBAL, sa, src_n, l) : (uint8_t *)dp;
+                if (!dp || !sp) {
+                    fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, "out-of-bounds cp.async of",
+                               dp ? sa : da, n);
+                    return W_ERR;
+                }
+                if (((uintptr_t)dp | (src_n ? (uintptr_t)sp : 0)) & (n - 1)) {
+                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned cp.async of", sa, n);
+                    return W_ERR;
+                }
+                if (src_n) memmove(dp, sp, src_n);
+                if (src_n < n) memset(dp + src_n, 0, n - src_n);
+            }
+            break;
+        }
         K(OP_NOP, T_NONE) K(OP_NOP, T_U32) K(OP_NOP, T_U64)
             break;
         default: {

@@ -48,6 +48,7 @@ enum {
     OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_BARARRIVE,
     OP_BARRED, OP_ATOM, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX,
     OP_ACTIVEMASK, OP_PRINTF, OP_ASSERT, OP_MALLOC, OP_FREE,
+    OP_MMA, OP_LDMATRIX, OP_CPASYNC,
     OP_COUNT
 };
 #define HX_KEY(op, t) ((op) * HX_NTYPES + (t))
@@ -106,6 +107,7 @@ typedef struct hx_insn {
     int32_t aux;         /* call: index into the call-site table          */
     uint32_t imm;        /* lop3 lut, prmt mode, bar id ...               */
     int32_t svar;        /* SYMK_SHARED: module variable index            */
+    int32_t x[6];        /* mma: B (x[0..1]) and C (x[2..5]) fragments    */
     const char *src;     /* opcode text in the module's PTX (errors)      */
 } hx_insn;
 

@@ -116,7 +116,7 @@ static int type_of(const char *s, int len, int *size)
         {"b16", T_U16, 2}, {"b32", T_U32, 4}, {"b64", T_U64, 8},
         {"f16", T_F16, 2}, {"f32", T_F32, 4}, {"f64", T_F64, 8},
         {"bf16", T_BF16, 2}, {"f16x2", T_F16X2, 4}, {"bf16x2", T_BF16X2, 4},
-        {"pred", T_PRED, 1}, {"b128", T_NONE, 16},
+        {"pred", T_PRED, 1}, {"b128", T_NONE, 16}, {"tf32", T_F32, 4},
     };
     for (size_t i = 0; i < sizeof tt / sizeof tt[0]; i++)
         if ((int)strlen(tt[i].n) == len && memcmp(tt[i].n, s, (size_t)len) == 0) {
@@ -1247,6 +1247,7 @@ static hx_insn *new_insn(dctx *d)
     in->gpred = HX_NOREG;
     for (int i = 0; i < 4; i++) in->d[i] = in->s[i] = HX_NOREG;
     for (int i = 0; i < 3; i++) in->p[i] = HX_NOREG;
+    for (int i = 0; i < 6; i++) in->x[i] = HX_NOREG;
     in->abase = HX_NOREG;
     in->target = in->rpc = -1;
     in->svar = -1;
@@ -1553,6 +1554,86 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
         CK(need(d, line, nops, 2, 2));
         in->d[0] = ops[0].kind == O_SINK ? HX_NOREG : DST(0); in->p[0] = ops[0].reg2;
         in->s[1] = SRC(1, T_U32);
+    } else if (!strcmp(base, "mma")) {
+        /* mma.sync.aligned.<shape>.row.col.dtype.atype.btype.ctype D, A, B, C */
+        op = OP_MMA;
+        int shape = memmem(opt.s, (size_t)opt.len, ".m16n8k16", 9) ? 1
+                  : memmem(opt.s, (size_t)opt.len, ".m16n8k8", 8) ? 2
+                  : memmem(opt.s, (size_t)opt.len, ".m16n8k4", 8) ? 3 : 0;
+        int rowcol = memmem(opt.s, (size_t)opt.len, ".row.col", 8) != NULL;
+        int tf32 = memmem(opt.s, (size_t)opt.len, ".tf32", 5) != NULL;
+        if (!shape || !rowcol || mo.ntypes < 4 || nops != 4 ||
+            !(mo.types[1] == T_F16 || mo.types[1] == T_BF16 || tf32) ||
+            !(mo.types[0] == T_F32 || mo.types[0] == T_F16) || (shape == 3 && !tf32) ||
+            (tf32 && shape == 1)) {
+            op = OP_UNSUP;
+            goto done;
+        }
+        for (int i = 0; i < 4; i++)
+            if (ops[i].kind != O_VEC) return perr(d->err, d->errlen, line, "mma operands are vectors");
+        int na = tf32 ? (shape == 2 ? 4 : 2) : (shape == 1 ? 4 : 2);
+        int nb = tf32 ? (shape == 2 ? 2 : 1) : (shape == 1 ? 2 : 1);
+        int nc = mo.types[0] == T_F32 ? 4 : 2;
+        if (ops[0].nvec != nc || ops[1].nvec != na || ops[2].nvec != nb || ops[3].nvec != nc)
+            return perr(d->err, d->errlen, line, "mma fragment sizes do not match the shape");
+        in->sub = (uint8_t)shape;
+        in->t = (uint8_t)(tf32 ? T_F32 : mo.types[1]);
+        in->t2 = (uint8_t)mo.types[0];
+        for (int i = 0; i < nc; i++) {
+            if (ops[0].vkind[i] != O_REG || ops[3].vkind[i] != O_REG)
+                return perr(d->err, d->errlen, line, "mma accumulators must be registers");
+            in->d[i] = ops[0].vslot[i];
+            in->x[2 + i] = ops[3].vslot[i];
+        }
+        for (int i = 0; i < na; i++) in->s[i] = ops[1].vslot[i];
+        for (int i = 0; i < nb; i++) in->x[i] = ops[2].vslot[i];
+        in->vec = (uint8_t)na;
+        in->imm = (uint32_t)nb;
+        in->key = (uint16_t)HX_KEY(OP_MMA, T_NONE);
+        in->op = OP_MMA;
+        return HX_OK;
+    } else if (!strcmp(base, "ldmatrix")) {
+        /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 {r..}, [addr] */
+        op = OP_LDMATRIX;
+        int nm = memmem(opt.s, (size_t)opt.len, ".x4", 3) ? 4 : memmem(opt.s, (size_t)opt.len, ".x2", 3) ? 2 : 1;
+        if (!memmem(opt.s, (size_t)opt.len, ".m8n8", 5) || nops != 2 || ops[0].kind != O_VEC ||
+            ops[0].nvec != nm) {
+            op = OP_UNSUP;
+            goto done;
+        }
+        int space;
+        CK(set_addr(d, &ops[1], in, &space));
+        in->sp = (uint8_t)(mo.space >= 0 ? mo.space : SP_GENERIC);
+        for (int i = 0; i < nm; i++) in->d[i] = ops[0].vslot[i];
+        in->vec = (uint8_t)nm;
+        in->sub = memmem(opt.s, (size_t)opt.len, ".trans", 6) != NULL;
+        in->t = T_NONE;
+    } else if (!strcmp(base, "cp")) {
+        /* cp.async.{ca,cg}.shared.global [dst], [src], size[, src-size]:
+         * done at once, so commit/wait are no-ops */
+        if (memmem(opt.s, (size_t)opt.len, ".bulk", 5) || !memmem(opt.s, (size_t)opt.len, "cp.async", 8)) {
+            op = OP_UNSUP;
+            goto done;
+        }
+        if (memmem(opt.s, (size_t)opt.len, "commit_group", 12) || memmem(opt.s, (size_t)opt.len, "wait_group", 10) ||
+            memmem(opt.s, (size_t)opt.len, "wait_all", 8) || memmem(opt.s, (size_t)opt.len, "mbarrier", 8)) {
+            op = memmem(opt.s, (size_t)opt.len, "mbarrier", 8) ? OP_UNSUP : OP_NOP;
+            goto done;
+        }
+        if (nops < 3 || nops > 4 || ops[0].kind != O_ADDR || ops[1].kind != O_ADDR || ops[2].kind != O_IMM)
+            return perr(d->err, d->errlen, line, "cp.async: [dst], [src], size expected");
+        op = OP_CPASYNC;
+        int space;
+        CK(set_addr(d, &ops[0], in, &space));       /* shared destination */
+        in->sp = SP_SHARED;
+        if (ops[1].sym) return perr(d->err, d->errlen, line, "cp.async source must be a register address");
+        in->s[1] = ops[1].base;
+        in->x[0] = (int32_t)ops[1].off;
+        in->imm = (uint32_t)ops[2].iv;
+        if (in->imm != 4 && in->imm != 8 && in->imm != 16)
+            return perr(d->err, d->errlen, line, "cp.async size must be 4, 8 or 16");
+        if (nops == 4) in->s[2] = SRC(3, T_U32);
+        in->t = T_NONE;
     } else if (!strcmp(base, "testp")) {
         op = OP_TESTP;
         CK(need(d, line, nops, 2, 2));
