@@ -1825,6 +1825,40 @@ static int run_warp(xblk *b, hx_warp *w)
             LOOP(D[l] = act);
             break;
         }
+        K(OP_ADDX, T_U32) K(OP_SUBX, T_U32) K(OP_MADX, T_U32) {
+            uint32_t cf = P[in->p[0]], out = 0;
+            int cin = in->imm & 1;
+            LOOP({
+                uint64_t c = cin ? (cf >> l) & 1 : 0, r;
+                if (in->op == OP_ADDX) r = (uint64_t)(uint32_t)A[l] + (uint32_t)B[l] + c;
+                else if (in->op == OP_SUBX) r = (uint64_t)(uint32_t)A[l] - (uint32_t)B[l] - c;
+                else {
+                    uint64_t p_ = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l];
+                    r = (uint64_t)(uint32_t)(in->sub ? p_ >> 32 : p_) + (uint32_t)C[l] + c;
+                }
+                D[l] = (uint32_t)r;
+                out |= (uint32_t)((r >> 32) & 1) << l;    /* carry out / borrow */
+            });
+            if (in->imm & 2) P[in->p[0]] = (cf & ~m) | (out & m);
+            break;
+        }
+        K(OP_ADDX, T_U64) K(OP_SUBX, T_U64) K(OP_MADX, T_U64) {
+            uint32_t cf = P[in->p[0]], out = 0;
+            int cin = in->imm & 1;
+            LOOP({
+                unsigned __int128 c = cin ? (cf >> l) & 1 : 0, r;
+                if (in->op == OP_ADDX) r = (unsigned __int128)A[l] + B[l] + c;
+                else if (in->op == OP_SUBX) r = (unsigned __int128)A[l] - B[l] - c;
+                else {
+                    unsigned __int128 p_ = (unsigned __int128)A[l] * B[l];
+                    r = (unsigned __int128)(uint64_t)(in->sub ? (uint64_t)(p_ >> 64) : (uint64_t)p_) + C[l] + c;
+                }
+                D[l] = (uint64_t)r;
+                out |= (uint32_t)((uint64_t)(r >> 64) & 1) << l;
+            });
+            if (in->imm & 2) P[in->p[0]] = (cf & ~m) | (out & m);
+            break;
+        }
         K(OP_MMA, T_NONE) {
             /* warp-wide matrix multiply-accumulate; fragment layouts as
              * in the PTX ISA (groupID = lane / 4, tig = lane % 4) */

@@ -49,6 +49,7 @@ enum {
     OP_BARRED, OP_ATOM, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX,
     OP_ACTIVEMASK, OP_PRINTF, OP_ASSERT, OP_MALLOC, OP_FREE,
     OP_MMA, OP_LDMATRIX, OP_CPASYNC,
+    OP_ADDX, OP_SUBX, OP_MADX,   /* carry chains: add.cc, addc, sub.cc, subc, mad.cc, madc */
     OP_COUNT
 };
 #define HX_KEY(op, t) ((op) * HX_NTYPES + (t))
@@ -168,6 +169,7 @@ struct hx_func {
     int *callees; int ncallees;   /* direct callees (decoded)           */
     int index;                    /* in module funcs                    */
     int uses_shared_vars;         /* references any .shared symbol      */
+    int cc_pred;                  /* hidden carry-flag predicate, or -1 */
     int *svar_refs; int nsvar_refs;
 };
 
