@@ -43,12 +43,19 @@ static inline char *read_text(const char *path)
     return s;
 }
 
-/* Load tests/ptx/<name>.cu's PTX; exits 77 (skip) if it was not built. */
+/* The flavours tests/ptx/CMakeLists.txt builds of every kernel file:
+ * sm_80 -O3, compute_120 with line info, compute_90 -G. */
+static const char *const ptx_variants[] __attribute__((unused)) = { "", "_120", "_G", NULL };
+static const char *ptx_variant __attribute__((unused)) = "";
+
+/* Load tests/ptx/<name>.cu's PTX (flavour ptx_variant); exits 77 (skip)
+ * if it was not built. */
 static inline hx_module *load_ptx(const char *name, char **text_out)
 {
 #ifdef TFL_PTX_DIR
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s.ptx", TFL_PTX_DIR, name);
+    snprintf(path, sizeof path, "%s/%s%s.ptx", TFL_PTX_DIR, name, ptx_variant);
+    fprintf(stderr, "-- %s%s\n", name, ptx_variant);
     char *t = read_text(path);
     if (!t) { fprintf(stderr, "skip: %s not built (no nvcc?)\n", path); exit(77); }
     hx_module *m = hx_module_create(t, 0);

@@ -167,11 +167,14 @@ static void test_faults(hx_module *m)
 
 int main(void)
 {
-    hx_module *m = load_ptx("k_calls", NULL);
-    test_calls(m);
-    test_module_vars(m);
-    test_printf(m);
-    test_faults(m);
-    hx_module_destroy(m);
+    for (int v = 0; ptx_variants[v]; v++) {
+        ptx_variant = ptx_variants[v];
+        hx_module *m = load_ptx("k_calls", NULL);
+        test_calls(m);
+        test_module_vars(m);
+        test_printf(m);
+        test_faults(m);
+        hx_module_destroy(m);
+    }
     return finish("test_ptx_calls");
 }

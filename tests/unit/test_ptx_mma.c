@@ -74,10 +74,13 @@ static void run_tf32(hx_module *m)
 
 int main(void)
 {
-    hx_module *m = load_ptx("k_mma", NULL);
-    run_half(m, 0);
-    run_half(m, 1);
-    run_tf32(m);
-    hx_module_destroy(m);
+    for (int v = 0; ptx_variants[v]; v++) {
+        ptx_variant = ptx_variants[v];
+        hx_module *m = load_ptx("k_mma", NULL);
+        run_half(m, 0);
+        run_half(m, 1);
+        run_tf32(m);
+        hx_module_destroy(m);
+    }
     return finish("test_ptx_mma");
 }

@@ -166,13 +166,16 @@ static void test_atomics(hx_module *a)
 
 int main(void)
 {
-    hx_module *m = load_ptx("k_warp", NULL);
-    test_shfl(m);
-    test_vote(m);
-    test_warp_reduce(m);
-    hx_module_destroy(m);
-    hx_module *a = load_ptx("k_atomic", NULL);
-    test_atomics(a);
-    hx_module_destroy(a);
+    for (int v = 0; ptx_variants[v]; v++) {
+        ptx_variant = ptx_variants[v];
+        hx_module *m = load_ptx("k_warp", NULL);
+        test_shfl(m);
+        test_vote(m);
+        test_warp_reduce(m);
+        hx_module_destroy(m);
+        hx_module *a = load_ptx("k_atomic", NULL);
+        test_atomics(a);
+        hx_module_destroy(a);
+    }
     return finish("test_ptx_warp");
 }
