@@ -6,6 +6,7 @@
  * with a host computation.
  */
 #include "ptx_harness.h"
+#include "backends/host/hx_ir.h"
 
 static void test_saxpy(hx_module *m)
 {
@@ -121,6 +122,37 @@ static void test_sync_count(hx_module *m)
     dfree(in); dfree(out);
 }
 
+/* several host threads launching into the same module at once (one uses
+ * the pool, the others run their blocks on their own thread) */
+#include <pthread.h>
+struct thr { hx_module *m; int id, bad; };
+static void *launcher(void *arg)
+{
+    struct thr *t = arg;
+    int n = 5000;
+    float *x = dalloc(n * 4), *y = dalloc(n * 4);
+    for (int rep = 0; rep < 20; rep++) {
+        float a = (float)(t->id + rep);
+        for (int i = 0; i < n; i++) { x[i] = (float)i; y[i] = (float)t->id; }
+        void *args[] = { &n, &a, &x, &y };
+        if (launch1(t->m, "saxpy", (n + 127) / 128, 128, 0, args) != HX_OK) t->bad++;
+        for (int i = 0; i < n; i++) if (y[i] != fmaf(a, (float)i, (float)t->id)) { t->bad++; break; }
+    }
+    dfree(x); dfree(y);
+    hx_exec_thread_cleanup();
+    return NULL;
+}
+
+static void test_threads(hx_module *m)
+{
+    pthread_t th[4];
+    struct thr t[4];
+    for (int i = 0; i < 4; i++) { t[i].m = m; t[i].id = i; t[i].bad = 0; pthread_create(&th[i], NULL, launcher, &t[i]); }
+    int bad = 0;
+    for (int i = 0; i < 4; i++) { pthread_join(th[i], NULL); bad += t[i].bad; }
+    CHECK(bad == 0, "concurrent launches: %d failures", bad);
+}
+
 int main(void)
 {
     for (int v = 0; ptx_variants[v]; v++) {
@@ -132,6 +164,7 @@ int main(void)
         test_softmax(m);
         test_collatz(m);
         test_sync_count(m);
+        if (v == 0) test_threads(m);
         hx_module_destroy(m);
     }
     return finish("test_ptx_basic");

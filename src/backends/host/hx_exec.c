@@ -104,9 +104,9 @@ static uint64_t hx_step_limit;
 
 void hx_set_step_limit(uint64_t n) { hx_step_limit = n; }
 
-void hx_exec_thread_cleanup(void)
+static void ctx_free(void *p)
 {
-    hx_ctx *c = tls_ctx;
+    hx_ctx *c = p;
     if (!c) return;
     for (int i = 0; i < c->capwarps; i++) {
         free(c->warps[i].stk); free(c->warps[i].fr);
@@ -114,6 +114,21 @@ void hx_exec_thread_cleanup(void)
     }
     free(c->warps); free(c->smem); free(c->local); free(c->lparam);
     free(c);
+}
+
+/* A thread's block state is freed when the thread exits (the key's
+ * destructor), or on request. */
+static pthread_key_t ctx_key;
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+static void ctx_key_init(void) { pthread_key_create(&ctx_key, ctx_free); }
+
+void hx_exec_thread_cleanup(void)
+{
+    hx_ctx *c = tls_ctx;
+    if (!c) return;
+    pthread_once(&ctx_once, ctx_key_init);
+    pthread_setspecific(ctx_key, NULL);
+    ctx_free(c);
     tls_ctx = NULL;
 }
 
@@ -2250,6 +2265,8 @@ void hx_exec_worker(hx_launch_job *j)
             return;
         }
         tls_ctx = c;
+        pthread_once(&ctx_once, ctx_key_init);
+        pthread_setspecific(ctx_key, c);
     }
     int nwarps = (int)((j->block[0] * j->block[1] * j->block[2] + 31) / 32);
     if (ctx_prepare(c, j, nwarps)) {
