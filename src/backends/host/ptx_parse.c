@@ -821,7 +821,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
                 if (st) return st;
                 if (r.kind != O_REG && r.kind != O_SINK && r.kind != O_PRED)
                     return perr(d->err, d->errlen, a.line, "bad vector element");
-                o->vkind[i] = r.kind; o->vslot[i] = r.kind == O_SINK ? HX_NOREG : r.reg;
+                o->vkind[i] = r.kind; o->vslot[i] = r.kind == O_SINK ? d->nslots++ : r.reg;   /* sink: scratch */
             }
             if (ptx_ispunct(&L->cur, ',')) ptx_next(L);
         }
@@ -893,7 +893,7 @@ static int src_slot(dctx *d, const popnd *o, int t, hx_status *st)
 static int dst_slot(dctx *d, const popnd *o, hx_status *st)
 {
     if (o->kind == O_REG) return o->reg;
-    if (o->kind == O_SINK) return HX_NOREG;
+    if (o->kind == O_SINK) return d->nslots++;     /* a scratch slot */
     *st = perr(d->err, d->errlen, o->line, "destination register expected");
     return -1;
 }
@@ -901,7 +901,7 @@ static int dst_slot(dctx *d, const popnd *o, hx_status *st)
 static int pred_of(dctx *d, const popnd *o, hx_status *st)
 {
     if (o->kind == O_PRED) return o->reg;
-    if (o->kind == O_SINK) return HX_NOREG;
+    if (o->kind == O_SINK) return d->npreds++;     /* a scratch predicate */
     if (o->kind == O_IMM) {
         /* a predicate constant: use a dedicated predicate */
         int p = d->npreds++;
@@ -1383,7 +1383,7 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
         }
         in->sp = (uint8_t)sp;
         if (mo.ntypes == 0) return perr(d->err, d->errlen, line, "ld/st without a type");
-        if (t == T_NONE) return perr(d->err, d->errlen, line, "b128 loads are not supported");
+        if (t == T_NONE) { op = OP_UNSUP; goto done; }   /* .b128: not implemented */
         if (val->kind == O_VEC) {
             if (val->nvec != mo.vec) return perr(d->err, d->errlen, line, "vector size mismatch");
             for (int i = 0; i < val->nvec; i++) {
@@ -1489,7 +1489,15 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
         in->t2 = (uint8_t)mo.types[1];
         in->d[0] = DST(0); in->s[0] = SRC(1, t); in->s[1] = SRC(2, t); in->s[2] = SRC(3, mo.types[1]);
     } else if (!strcmp(base, "cvt")) {
-        if (mo.ntypes < 2) return perr(d->err, d->errlen, line, "cvt needs two types");
+        /* packing conversions and the fp8/fp6/fp4 types are valid PTX we do
+         * not implement: fail the launch if executed, not the parse */
+        if (mo.ntypes < 2 || memmem(opt.s, (size_t)opt.len, ".pack", 5) ||
+            memmem(opt.s, (size_t)opt.len, ".e4m3", 5) || memmem(opt.s, (size_t)opt.len, ".e5m2", 5) ||
+            memmem(opt.s, (size_t)opt.len, ".e2m", 4) || memmem(opt.s, (size_t)opt.len, ".e3m", 4) ||
+            memmem(opt.s, (size_t)opt.len, ".ue8m0", 6) || memmem(opt.s, (size_t)opt.len, ".tf32", 5)) {
+            op = OP_UNSUP;
+            goto done;
+        }
         in->t2 = (uint8_t)mo.types[1];
         if (t == T_F16X2 || t == T_BF16X2) {
             CK(need(d, line, nops, 3, 3));
