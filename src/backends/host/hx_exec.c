@@ -844,6 +844,17 @@ static hx_status do_printf(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m,
                            hx_frame *fr);
 static hx_status do_assert(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, hx_frame *fr);
 
+/* Read n bytes of a builtin call's argument from the lane's parameter
+ * window, 0 if the (malformed) call site puts it out of the window. */
+static uint64_t lp_arg(const xblk *b, const hx_frame *fr, const uint8_t *lane_win, int64_t off,
+                       unsigned n)
+{
+    uint64_t v = 0;
+    if (off >= 0 && (uint64_t)fr->lparam_base + (uint64_t)off + n <= b->lpstride)
+        memcpy(&v, lane_win + fr->lparam_base + off, n);
+    return v;
+}
+
 static int cur_rnd_mode(int rnd)
 {
     switch (rnd) {
@@ -895,6 +906,8 @@ static int run_warp(xblk *b, hx_warp *w)
                 const hx_callsite *cs = fr->cs;
                 uint32_t rm = fr->call_mask & ~w->exited;
                 for (int i = 0; cs && i < cs->nrets && i < fn->nrets; i++) {
+                    if ((uint64_t)cf->lparam_base + (uint64_t)cs->ret_off[i] + fn->rets[i].size > b->lpstride)
+                        continue;      /* malformed call site: nothing to copy into */
                     for (uint32_t mm = rm; mm; mm &= mm - 1) {
                         int l = __builtin_ctz(mm);
                         uint8_t *lp = lpwin(b, w, l);
@@ -1638,7 +1651,16 @@ static int run_warp(xblk *b, hx_warp *w)
                 if (!ns) { fail(b, HX_ERR_NOMEM, "kernel %s: out of memory", b->kfn->name); return W_ERR; }
                 w->stk = ns; w->stkcap *= 2;
             }
-            /* arguments: caller call-site params -> callee formals */
+            /* arguments: caller call-site params -> callee formals; a
+             * call site whose params are smaller than the formals must not
+             * read past the lane's window */
+            for (int i = 0; i < cs->nargs && i < cal->nparams; i++) {
+                if ((uint64_t)fr->lparam_base + (uint64_t)cs->arg_off[i] + cal->params[i].size > b->lpstride) {
+                    fail(b, HX_ERR_PTX, "kernel %s: call to %s: argument %d does not fit its parameter",
+                         b->kfn->name, cal->name, i);
+                    return W_ERR;
+                }
+            }
             for (int i = 0; i < cs->nargs && i < cal->nparams; i++) {
                 for (uint32_t mm = m; mm; mm &= mm - 1) {
                     int l = __builtin_ctz(mm);
@@ -1677,12 +1699,13 @@ static int run_warp(xblk *b, hx_warp *w)
                 int l = __builtin_ctz(mm);
                 uint8_t *lp = lpwin(b, w, l) + fr->lparam_base;
                 uint64_t arg = 0;
-                if (cs->nargs > 0) memcpy(&arg, lp + cs->arg_off[0], 8);
+                if (cs->nargs > 0) arg = lp_arg(b, fr, lpwin(b, w, l), cs->arg_off[0], 8);
                 if (in->op == OP_MALLOC) {
                     void *p = NULL;
                     if (tfl_mem_alloc(arg ? arg : 1, TFL_MEM_DEVICE, 0, 0, &p) != TFL_OK) p = NULL;
                     uint64_t r = (uint64_t)(uintptr_t)p;
-                    if (cs->nrets > 0) memcpy(lp + cs->ret_off[0], &r, 8);
+                    if (cs->nrets > 0 && (uint64_t)fr->lparam_base + (uint64_t)cs->ret_off[0] + 8 <= b->lpstride)
+                        memcpy(lp + cs->ret_off[0], &r, 8);
                 } else if (arg) {
                     tfl_mem_free((void *)(uintptr_t)arg, 1u << TFL_MEM_DEVICE);
                 }
@@ -2055,8 +2078,8 @@ static hx_status do_printf(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, h
         int l = __builtin_ctz(mm);
         uint8_t *lp = lpwin(b, w, l) + fr->lparam_base;
         uint64_t fmt = 0, args = 0;
-        if (cs->nargs > 0) memcpy(&fmt, lp + cs->arg_off[0], 8);
-        if (cs->nargs > 1) memcpy(&args, lp + cs->arg_off[1], 8);
+        if (cs->nargs > 0) fmt = lp_arg(b, fr, lpwin(b, w, l), cs->arg_off[0], 8);
+        if (cs->nargs > 1) args = lp_arg(b, fr, lpwin(b, w, l), cs->arg_off[1], 8);
         size_t fmax = readable(b, w, l, fmt), amax = args ? readable(b, w, l, args) : 0;
         if (!fmax) {
             fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, "printf format string of", fmt, 1);
@@ -2076,7 +2099,7 @@ static hx_status do_printf(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, h
         fwrite(out, 1, len, stdout);
         fflush(stdout);
         pthread_mutex_unlock(&print_lock);
-        if (cs->nrets > 0) {
+        if (cs->nrets > 0 && (uint64_t)fr->lparam_base + (uint64_t)cs->ret_off[0] + 4 <= b->lpstride) {
             int32_t r = n;
             memcpy(lp + cs->ret_off[0], &r, 4);
         }
@@ -2097,13 +2120,13 @@ static hx_status do_assert(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, h
 {
     const hx_callsite *cs = &fr->fn->calls[in->aux];
     int l = __builtin_ctz(m);
-    uint8_t *lp = lpwin(b, w, l) + fr->lparam_base;
+    const uint8_t *lw = lpwin(b, w, l);
     uint64_t msg = 0, file = 0, func = 0;
     uint32_t line = 0;
-    if (cs->nargs > 0) memcpy(&msg, lp + cs->arg_off[0], 8);
-    if (cs->nargs > 1) memcpy(&file, lp + cs->arg_off[1], 8);
-    if (cs->nargs > 2) memcpy(&line, lp + cs->arg_off[2], 4);
-    if (cs->nargs > 3) memcpy(&func, lp + cs->arg_off[3], 8);
+    if (cs->nargs > 0) msg = lp_arg(b, fr, lw, cs->arg_off[0], 8);
+    if (cs->nargs > 1) file = lp_arg(b, fr, lw, cs->arg_off[1], 8);
+    if (cs->nargs > 2) line = (uint32_t)lp_arg(b, fr, lw, cs->arg_off[2], 4);
+    if (cs->nargs > 3) func = lp_arg(b, fr, lw, cs->arg_off[3], 8);
     char sm[256], sf[256], sfn[256];
     copy_str(b, w, l, msg, sm, sizeof sm);
     copy_str(b, w, l, file, sf, sizeof sf);
