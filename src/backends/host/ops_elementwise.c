@@ -53,10 +53,30 @@ static int int_capable(int code)
     }
 }
 
+/* Inputs each op reads. */
+static int arity(int code)
+{
+    switch (code) {
+    case TFL_EW_FILL:
+        return 0;
+    case TFL_EW_ADD: case TFL_EW_MUL: case TFL_EW_DIV: case TFL_EW_POW: case TFL_EW_MAXIMUM:
+    case TFL_EW_MINIMUM: case TFL_EW_EQ: case TFL_EW_NE: case TFL_EW_LT: case TFL_EW_LE:
+    case TFL_EW_GT: case TFL_EW_GE: case TFL_EW_THRESHOLD: case TFL_EW_GELU_BACKWARD:
+    case TFL_EW_GELU_TANH_BACKWARD: case TFL_EW_SILU_BACKWARD: case TFL_EW_TANH_BACKWARD:
+    case TFL_EW_SIGMOID_BACKWARD: case TFL_EW_SOFTPLUS_BACKWARD:
+    case TFL_EW_LEAKY_RELU_BACKWARD:
+        return 2;
+    case TFL_EW_CLAMP_T: case TFL_EW_WHERE:
+        return 3;
+    default:
+        return 1;
+    }
+}
+
 int host_elementwise_supported(const tfl_elementwise_op *op)
 {
-    if ((unsigned)op->code >= TFL_EW_CODE_COUNT || op->ninputs < 0 ||
-        op->ninputs >= TFL_EW_MAX_OPERANDS || op->ndim < 1 || op->ndim > TFL_EW_MAX_DIMS)
+    if ((unsigned)op->code >= TFL_EW_CODE_COUNT || op->ninputs != arity(op->code) ||
+        op->ndim < 1 || op->ndim > TFL_EW_MAX_DIMS)
         return 0;
     for (int k = 0; k <= op->ninputs; k++)
         if (!dt_size(op->operand[k].dtype) && !(k && op->operand[k].is_scalar))

@@ -230,7 +230,7 @@ static int parse_inner(const char *s, tfl_ew_functor *f)
         for (int i = 0; i < e->arity; i++) f->in_dt[i] = t;
         f->out_dt = out_type(e, t);
         f->compute = t;
-        return layout(e, t, f);
+        return layout(e, t, f) && set_const_pos(f);
     }
     int top = 0, idx = 0, nargs = 0;
     tfl_dtype args[3];
