@@ -71,6 +71,32 @@ typedef enum tfl_ew_code {
     TFL_EW_SOFTPLUS_BACKWARD, /* a = dy, b = x                           */
     TFL_EW_LEAKY_RELU,      /* a > 0 ? a : a * p0                        */
     TFL_EW_LEAKY_RELU_BACKWARD, /* a = x, b = dy: a > 0 ? b : b * p0     */
+    TFL_EW_MASKED_FILL,     /* b != 0 ? p0 : a                           */
+    TFL_EW_ERF,
+    TFL_EW_LOG1P,
+    TFL_EW_EXPM1,
+    TFL_EW_FLOOR,
+    TFL_EW_CEIL,
+    TFL_EW_ROUND,           /* half to even                              */
+    TFL_EW_TRUNC,
+    TFL_EW_LOGICAL_AND,     /* -> 0/1                                    */
+    TFL_EW_LOGICAL_OR,
+    TFL_EW_LOGICAL_XOR,
+    TFL_EW_BITWISE_NOT,     /* integers: ~a                              */
+    TFL_EW_LERP,            /* a + c * (b - a), PyTorch's two-sided form */
+    TFL_EW_LERP_SCALAR,     /* weight p0                                 */
+    TFL_EW_ADDCMUL,         /* a + p0 * b * c                            */
+    TFL_EW_ADDCDIV,         /* a + p0 * b / c                            */
+    TFL_EW_DIV_TRUNC,       /* trunc(a / b)                              */
+    TFL_EW_DIV_FLOOR,       /* floor(a / b), Python semantics            */
+    TFL_EW_FMOD,            /* C fmod (sign of a)                        */
+    TFL_EW_REMAINDER,       /* Python % (sign of b)                      */
+    TFL_EW_ATAN2,
+    TFL_EW_BITWISE_AND,     /* integers and bool                         */
+    TFL_EW_BITWISE_OR,
+    TFL_EW_BITWISE_XOR,
+    TFL_EW_DIV_TRUNC_INV,   /* trunc(a * p0), p0 = 1 / divisor          */
+    TFL_EW_DIV_FLOOR_INV,   /* floor division by p0 using p1 = 1 / p0    */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 

@@ -46,7 +46,11 @@ static int int_capable(int code)
     case TFL_EW_CUBE: case TFL_EW_CLAMP: case TFL_EW_CLAMP_MIN: case TFL_EW_CLAMP_MAX:
     case TFL_EW_CLAMP_T: case TFL_EW_MAXIMUM: case TFL_EW_MINIMUM: case TFL_EW_WHERE:
     case TFL_EW_EQ: case TFL_EW_NE: case TFL_EW_LT: case TFL_EW_LE: case TFL_EW_GT:
-    case TFL_EW_GE: case TFL_EW_THRESHOLD:
+    case TFL_EW_GE: case TFL_EW_THRESHOLD: case TFL_EW_MASKED_FILL: case TFL_EW_FLOOR:
+    case TFL_EW_CEIL: case TFL_EW_ROUND: case TFL_EW_TRUNC: case TFL_EW_LOGICAL_AND:
+    case TFL_EW_LOGICAL_OR: case TFL_EW_LOGICAL_XOR: case TFL_EW_BITWISE_NOT: case TFL_EW_ADDCMUL:
+    case TFL_EW_DIV_TRUNC: case TFL_EW_DIV_FLOOR: case TFL_EW_FMOD: case TFL_EW_REMAINDER:
+    case TFL_EW_BITWISE_AND: case TFL_EW_BITWISE_OR: case TFL_EW_BITWISE_XOR:
         return 1;
     default:
         return 0;
@@ -64,9 +68,13 @@ static int arity(int code)
     case TFL_EW_GT: case TFL_EW_GE: case TFL_EW_THRESHOLD: case TFL_EW_GELU_BACKWARD:
     case TFL_EW_GELU_TANH_BACKWARD: case TFL_EW_SILU_BACKWARD: case TFL_EW_TANH_BACKWARD:
     case TFL_EW_SIGMOID_BACKWARD: case TFL_EW_SOFTPLUS_BACKWARD:
-    case TFL_EW_LEAKY_RELU_BACKWARD:
+    case TFL_EW_LEAKY_RELU_BACKWARD: case TFL_EW_MASKED_FILL: case TFL_EW_LOGICAL_AND:
+    case TFL_EW_LOGICAL_OR: case TFL_EW_LOGICAL_XOR: case TFL_EW_LERP_SCALAR:
+    case TFL_EW_DIV_TRUNC: case TFL_EW_DIV_FLOOR: case TFL_EW_FMOD: case TFL_EW_REMAINDER:
+    case TFL_EW_ATAN2: case TFL_EW_BITWISE_AND: case TFL_EW_BITWISE_OR: case TFL_EW_BITWISE_XOR:
         return 2;
-    case TFL_EW_CLAMP_T: case TFL_EW_WHERE:
+    case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
+    case TFL_EW_ADDCDIV:
         return 3;
     default:
         return 1;
@@ -270,6 +278,63 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         break;                                                                    \
     case TFL_EW_LEAKY_RELU: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * p0; break; \
     case TFL_EW_LEAKY_RELU_BACKWARD: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? b[i] : b[i] * p0; break; \
+    case TFL_EW_MASKED_FILL: for (i = 0; i < n; i++) o[i] = b[i] != 0 ? p0 : a[i]; break; \
+    case TFL_EW_ERF: for (i = 0; i < n; i++) o[i] = erf##F(a[i]); break;          \
+    case TFL_EW_LOG1P: for (i = 0; i < n; i++) o[i] = log1p##F(a[i]); break;      \
+    case TFL_EW_EXPM1: for (i = 0; i < n; i++) o[i] = expm1##F(a[i]); break;      \
+    case TFL_EW_FLOOR: for (i = 0; i < n; i++) o[i] = floor##F(a[i]); break;      \
+    case TFL_EW_CEIL: for (i = 0; i < n; i++) o[i] = ceil##F(a[i]); break;        \
+    case TFL_EW_ROUND: for (i = 0; i < n; i++) o[i] = nearbyint##F(a[i]); break;  \
+    case TFL_EW_TRUNC: for (i = 0; i < n; i++) o[i] = trunc##F(a[i]); break;      \
+    case TFL_EW_LOGICAL_AND: for (i = 0; i < n; i++) o[i] = a[i] != 0 && b[i] != 0; break; \
+    case TFL_EW_LOGICAL_OR: for (i = 0; i < n; i++) o[i] = a[i] != 0 || b[i] != 0; break; \
+    case TFL_EW_LOGICAL_XOR: for (i = 0; i < n; i++) o[i] = (a[i] != 0) != (b[i] != 0); break; \
+    case TFL_EW_LERP:                                                             \
+        for (i = 0; i < n; i++) {                                                 \
+            T w = c[i], d = b[i] - a[i];                                          \
+            o[i] = fabs##F(w) < (T)0.5 ? a[i] + w * d : b[i] - d * (1 - w);       \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_LERP_SCALAR:                                                      \
+        for (i = 0; i < n; i++) {                                                 \
+            T d = b[i] - a[i];                                                    \
+            o[i] = fabs##F(p0) < (T)0.5 ? a[i] + p0 * d : b[i] - d * (1 - p0);    \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_ADDCMUL: for (i = 0; i < n; i++) o[i] = a[i] + p0 * b[i] * c[i]; break; \
+    case TFL_EW_ADDCDIV: for (i = 0; i < n; i++) o[i] = a[i] + p0 * (b[i] / c[i]); break; \
+    case TFL_EW_DIV_TRUNC: for (i = 0; i < n; i++) o[i] = trunc##F(a[i] / b[i]); break; \
+    case TFL_EW_DIV_FLOOR:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i], y = b[i];                                                 \
+            if (y == 0) { o[i] = x / y; continue; }                               \
+            T mod = fmod##F(x, y), div = (x - mod) / y;                           \
+            if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;                       \
+            T fl;                                                                 \
+            if (div != 0) { fl = floor##F(div); if (div - fl > (T)0.5) fl += 1; } \
+            else fl = copysign##F(0, x / y);                                      \
+            o[i] = fl;                                                            \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_FMOD: for (i = 0; i < n; i++) o[i] = fmod##F(a[i], b[i]); break;  \
+    case TFL_EW_REMAINDER:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T m = fmod##F(a[i], b[i]);                                            \
+            if (m != 0 && ((b[i] < 0) != (m < 0))) m += b[i];                     \
+            o[i] = m;                                                             \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_ATAN2: for (i = 0; i < n; i++) o[i] = atan2##F(a[i], b[i]); break; \
+    case TFL_EW_DIV_TRUNC_INV: for (i = 0; i < n; i++) o[i] = trunc##F(a[i] * p0); break; \
+    case TFL_EW_DIV_FLOOR_INV:                                                    \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i], mod = fmod##F(x, p0), div = (x - mod) * p1, fl;           \
+            if (mod != 0 && (p0 < 0) != (mod < 0)) div -= 1;                      \
+            if (div != 0) { fl = floor##F(div); if (div - fl > (T)0.5) fl += 1; } \
+            else fl = copysign##F(0, x * p1);                                     \
+            o[i] = fl;                                                            \
+        }                                                                         \
+        break;                                                                    \
     default: return 0;                                                            \
     }                                                                             \
     return 1;                                                                     \
@@ -313,6 +378,44 @@ static int row_i64(int code, int64_t n, int64_t *o, const int64_t *a,
     case TFL_EW_GT: for (i = 0; i < n; i++) o[i] = a[i] > b[i]; break;
     case TFL_EW_GE: for (i = 0; i < n; i++) o[i] = a[i] >= b[i]; break;
     case TFL_EW_THRESHOLD: for (i = 0; i < n; i++) o[i] = a[i] <= p0 ? p1 : b[i]; break;
+    case TFL_EW_MASKED_FILL: for (i = 0; i < n; i++) o[i] = b[i] != 0 ? p0 : a[i]; break;
+    case TFL_EW_FLOOR: case TFL_EW_CEIL: case TFL_EW_ROUND: case TFL_EW_TRUNC:
+        for (i = 0; i < n; i++) o[i] = a[i];
+        break;
+    case TFL_EW_LOGICAL_AND: for (i = 0; i < n; i++) o[i] = a[i] != 0 && b[i] != 0; break;
+    case TFL_EW_LOGICAL_OR: for (i = 0; i < n; i++) o[i] = a[i] != 0 || b[i] != 0; break;
+    case TFL_EW_LOGICAL_XOR: for (i = 0; i < n; i++) o[i] = (a[i] != 0) != (b[i] != 0); break;
+    case TFL_EW_BITWISE_NOT: for (i = 0; i < n; i++) o[i] = ~a[i]; break;
+    case TFL_EW_BITWISE_AND: for (i = 0; i < n; i++) o[i] = a[i] & b[i]; break;
+    case TFL_EW_BITWISE_OR: for (i = 0; i < n; i++) o[i] = a[i] | b[i]; break;
+    case TFL_EW_BITWISE_XOR: for (i = 0; i < n; i++) o[i] = a[i] ^ b[i]; break;
+    case TFL_EW_ADDCMUL:
+        for (i = 0; i < n; i++) o[i] = (int64_t)(W(a[i]) + W(p0) * W(b[i]) * W(c[i]));
+        break;
+    /* Division by zero (and INT64_MIN / -1) would trap the process: a GPU
+     * returns garbage there and PyTorch's CPU path raises; give 0. */
+    case TFL_EW_DIV_TRUNC:
+        for (i = 0; i < n; i++)
+            o[i] = (b[i] == 0 || (b[i] == -1 && a[i] == INT64_MIN)) ? 0 : a[i] / b[i];
+        break;
+    case TFL_EW_DIV_FLOOR:
+        for (i = 0; i < n; i++) {
+            if (b[i] == 0 || (b[i] == -1 && a[i] == INT64_MIN)) { o[i] = 0; continue; }
+            int64_t q = a[i] / b[i], r = a[i] % b[i];
+            o[i] = (r != 0 && ((r < 0) != (b[i] < 0))) ? q - 1 : q;
+        }
+        break;
+    case TFL_EW_FMOD:
+        for (i = 0; i < n; i++)
+            o[i] = (b[i] == 0 || b[i] == -1) ? 0 : a[i] % b[i];
+        break;
+    case TFL_EW_REMAINDER:
+        for (i = 0; i < n; i++) {
+            if (b[i] == 0 || b[i] == -1) { o[i] = 0; continue; }
+            int64_t r = a[i] % b[i];
+            o[i] = (r != 0 && ((r < 0) != (b[i] < 0))) ? r + b[i] : r;
+        }
+        break;
     default: return 0;
     }
 #undef W

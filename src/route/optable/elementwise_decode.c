@@ -26,7 +26,10 @@ const char *tfl_ew_code_name(int code)
         "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "threshold",
         "gelu", "gelu_tanh", "gelu_backward", "gelu_tanh_backward", "silu", "silu_backward",
         "tanh_backward", "sigmoid_backward", "softplus", "softplus_backward", "leaky_relu",
-        "leaky_relu_backward",
+        "leaky_relu_backward", "masked_fill", "erf", "log1p", "expm1", "floor", "ceil",
+        "round", "trunc", "logical_and", "logical_or", "logical_xor", "bitwise_not", "lerp",
+        "lerp_scalar", "addcmul", "addcdiv", "div_trunc", "div_floor", "fmod", "remainder",
+        "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "div_trunc", "div_floor",
     };
     return code >= 0 && code < TFL_EW_CODE_COUNT && names[code] ? names[code] : "?";
 }

@@ -35,6 +35,7 @@ typedef struct ew_entry {
     const int *sel;
     int nsel;
     const char *name;
+    int targ1;               /* lambda argument (1-based) that is scalar_t; 0 = last */
 } ew_entry;
 
 static const int sel_eq[] = { TFL_EW_EQ, TFL_EW_NE };
@@ -44,65 +45,98 @@ static const int sel_clamp[] = { TFL_EW_CLAMP_MIN, TFL_EW_CLAMP_MAX, TFL_EW_CLAM
 #define NOCAP NULL, { -1, -1, -1 }, NULL, 0
 static const ew_entry table[] = {
     /* structs */
-    { "FillFunctor", 1, 0, 0, 0, TFL_EW_FILL, 0, 0, "T", { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "fill" },
-    { "CUDAFunctor_add", 1, 0, 0, 2, TFL_EW_ADD, 0, 0, "O", { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "add" },
+    { "FillFunctor", 1, 0, 0, 0, TFL_EW_FILL, 0, 0, "T", { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "fill", 0 },
+    { "CUDAFunctor_add", 1, 0, 0, 2, TFL_EW_ADD, 0, 0, "O", { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "add", 0 },
     { "CUDAFunctorOnSelf_add", 1, 0, 0, 1, TFL_EW_ADD, 0, 0, "OO",
-      { TFL_EWP_CONST_B, TFL_EWP_PARAM0, -1 }, NULL, 0, "add" },
+      { TFL_EWP_CONST_B, TFL_EWP_PARAM0, -1 }, NULL, 0, "add", 0 },
     { "CUDAFunctorOnOther_add", 1, 0, 0, 1, TFL_EW_ADD, 0, 0, "OO",
-      { TFL_EWP_CONST_A, TFL_EWP_PARAM0, -1 }, NULL, 0, "add" },
-    { "binary_internal::MulFunctor", 1, 0, 0, 2, TFL_EW_MUL, 0, 0, NOCAP, "mul" },
-    { "binary_internal::DivFunctor", 1, 0, 0, 2, TFL_EW_DIV, 0, 0, NOCAP, "div" },
-    { "CompareEqFunctor", 1, 0, 0, 2, -1, 1, 0, "i", { TFL_EWP_SELECT, -1, -1 }, sel_eq, 2, "eq/ne" },
-    { "CompareFunctor", 1, 0, 0, 2, -1, 1, 0, "i", { TFL_EWP_SELECT, -1, -1 }, sel_cmp, 4, "compare" },
-    { "AbsFunctor", 1, 0, 0, 1, TFL_EW_ABS, 0, 0, NOCAP, "abs" },
+      { TFL_EWP_CONST_A, TFL_EWP_PARAM0, -1 }, NULL, 0, "add", 0 },
+    { "binary_internal::MulFunctor", 1, 0, 0, 2, TFL_EW_MUL, 0, 0, NOCAP, "mul", 0 },
+    { "binary_internal::DivFunctor", 1, 0, 0, 2, TFL_EW_DIV, 0, 0, NOCAP, "div", 0 },
+    { "CompareEqFunctor", 1, 0, 0, 2, -1, 1, 0, "i", { TFL_EWP_SELECT, -1, -1 }, sel_eq, 2, "eq/ne", 0 },
+    { "CompareFunctor", 1, 0, 0, 2, -1, 1, 0, "i", { TFL_EWP_SELECT, -1, -1 }, sel_cmp, 4, "compare", 0 },
+    { "BitwiseAndFunctor", 1, 0, 0, 2, TFL_EW_BITWISE_AND, 0, 0, NOCAP, "bitwise_and", 0 },
+    { "BitwiseOrFunctor", 1, 0, 0, 2, TFL_EW_BITWISE_OR, 0, 0, NOCAP, "bitwise_or", 0 },
+    { "BitwiseXorFunctor", 1, 0, 0, 2, TFL_EW_BITWISE_XOR, 0, 0, NOCAP, "bitwise_xor", 0 },
+    { "AbsFunctor", 1, 0, 0, 1, TFL_EW_ABS, 0, 0, NOCAP, "abs", 0 },
     /* lambdas */
     { "compare_scalar_kernel", 0, 0, 0, 1, -1, 1, 1, "iT",
-      { TFL_EWP_SELECT, TFL_EWP_CONST_B, -1 }, sel_cmp, 4, "compare" },
-    { "direct_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 0, 0, NOCAP, "copy" },
-    { "float16_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 2, 0, NOCAP, "copy" },
-    { "bfloat16_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 3, 0, NOCAP, "copy" },
-    { "neg_kernel_cuda", 0, 0, 0, 1, TFL_EW_NEG, 0, 0, NOCAP, "neg" },
-    { "exp_kernel_cuda", 0, 0, 0, 1, TFL_EW_EXP, 0, 0, NOCAP, "exp" },
-    { "log_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOG, 0, 0, NOCAP, "log" },
-    { "sqrt_kernel_cuda", 0, 0, 0, 1, TFL_EW_SQRT, 0, 0, NOCAP, "sqrt" },
-    { "rsqrt_kernel_cuda", 0, 0, 0, 1, TFL_EW_RSQRT, 0, 0, NOCAP, "rsqrt" },
-    { "sin_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIN, 0, 0, NOCAP, "sin" },
-    { "cos_kernel_cuda", 0, 0, 0, 1, TFL_EW_COS, 0, 0, NOCAP, "cos" },
-    { "tanh_kernel_cuda", 0, 0, 0, 1, TFL_EW_TANH, 0, 0, NOCAP, "tanh" },
-    { "sigmoid_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIGMOID, 0, 0, NOCAP, "sigmoid" },
-    { "reciprocal_kernel_cuda", 0, 0, 0, 1, TFL_EW_RECIPROCAL, 0, 0, NOCAP, "reciprocal" },
-    { "sign_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIGN, 0, 0, NOCAP, "sign" },
-    { "logical_not_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOGICAL_NOT, 1, 0, NOCAP, "logical_not" },
-    { "pow_tensor_tensor_kernel", 0, 0, 0, 2, TFL_EW_POW, 0, 1, NOCAP, "pow" },
-    { "pow_tensor_scalar_kernel_impl", 0, 0, 1, 1, TFL_EW_SQUARE, 0, 1, NOCAP, "pow" },
-    { "pow_tensor_scalar_kernel_impl", 0, 0, 2, 1, TFL_EW_CUBE, 0, 1, NOCAP, "pow" },
-    { "pow_tensor_scalar_kernel_impl", 0, 0, 3, 1, TFL_EW_INV_SQUARE, 0, 1, NOCAP, "pow" },
+      { TFL_EWP_SELECT, TFL_EWP_CONST_B, -1 }, sel_cmp, 4, "compare", 0 },
+    { "direct_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 0, 0, NOCAP, "copy", 0 },
+    { "float16_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 2, 0, NOCAP, "copy", 0 },
+    { "bfloat16_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 3, 0, NOCAP, "copy", 0 },
+    { "neg_kernel_cuda", 0, 0, 0, 1, TFL_EW_NEG, 0, 0, NOCAP, "neg", 0 },
+    { "exp_kernel_cuda", 0, 0, 0, 1, TFL_EW_EXP, 0, 0, NOCAP, "exp", 0 },
+    { "log_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOG, 0, 0, NOCAP, "log", 0 },
+    { "sqrt_kernel_cuda", 0, 0, 0, 1, TFL_EW_SQRT, 0, 0, NOCAP, "sqrt", 0 },
+    { "rsqrt_kernel_cuda", 0, 0, 0, 1, TFL_EW_RSQRT, 0, 0, NOCAP, "rsqrt", 0 },
+    { "sin_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIN, 0, 0, NOCAP, "sin", 0 },
+    { "cos_kernel_cuda", 0, 0, 0, 1, TFL_EW_COS, 0, 0, NOCAP, "cos", 0 },
+    { "tanh_kernel_cuda", 0, 0, 0, 1, TFL_EW_TANH, 0, 0, NOCAP, "tanh", 0 },
+    { "sigmoid_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIGMOID, 0, 0, NOCAP, "sigmoid", 0 },
+    { "reciprocal_kernel_cuda", 0, 0, 0, 1, TFL_EW_RECIPROCAL, 0, 0, NOCAP, "reciprocal", 0 },
+    { "sign_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIGN, 0, 0, NOCAP, "sign", 0 },
+    { "logical_not_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOGICAL_NOT, 1, 0, NOCAP, "logical_not", 0 },
+    { "pow_tensor_tensor_kernel", 0, 0, 0, 2, TFL_EW_POW, 0, 1, NOCAP, "pow", 0 },
+    { "pow_tensor_scalar_kernel_impl", 0, 0, 1, 1, TFL_EW_SQUARE, 0, 1, NOCAP, "pow", 0 },
+    { "pow_tensor_scalar_kernel_impl", 0, 0, 2, 1, TFL_EW_CUBE, 0, 1, NOCAP, "pow", 0 },
+    { "pow_tensor_scalar_kernel_impl", 0, 0, 3, 1, TFL_EW_INV_SQUARE, 0, 1, NOCAP, "pow", 0 },
     { "pow_tensor_scalar_kernel_impl", 0, 0, 4, 1, TFL_EW_POW, 0, 1, "T",
-      { TFL_EWP_CONST_B, -1, -1 }, NULL, 0, "pow" },
+      { TFL_EWP_CONST_B, -1, -1 }, NULL, 0, "pow", 0 },
     { "launch_clamp_scalar", 0, 0, 0, 1, -1, 0, 1, "iOO",
-      { TFL_EWP_SELECT, TFL_EWP_PARAM0, TFL_EWP_PARAM1 }, sel_clamp, 3, "clamp" },
-    { "clamp_kernel_impl", 0, 0, 0, 3, TFL_EW_CLAMP_T, 0, 0, NOCAP, "clamp" },
-    { "maximum_kernel_cuda", 0, 0, 0, 2, TFL_EW_MAXIMUM, 0, 0, NOCAP, "maximum" },
-    { "minimum_kernel_cuda", 0, 0, 0, 2, TFL_EW_MINIMUM, 0, 0, NOCAP, "minimum" },
-    { "where_kernel_impl", 0, 0, 0, 3, TFL_EW_WHERE, 0, 1, NOCAP, "where" },
+      { TFL_EWP_SELECT, TFL_EWP_PARAM0, TFL_EWP_PARAM1 }, sel_clamp, 3, "clamp", 0 },
+    { "clamp_kernel_impl", 0, 0, 0, 3, TFL_EW_CLAMP_T, 0, 0, NOCAP, "clamp", 0 },
+    { "maximum_kernel_cuda", 0, 0, 0, 2, TFL_EW_MAXIMUM, 0, 0, NOCAP, "maximum", 0 },
+    { "minimum_kernel_cuda", 0, 0, 0, 2, TFL_EW_MINIMUM, 0, 0, NOCAP, "minimum", 0 },
+    { "where_kernel_impl", 0, 0, 0, 3, TFL_EW_WHERE, 0, 1, NOCAP, "where", 0 },
     { "threshold_kernel_impl", 0, 0, 0, 2, TFL_EW_THRESHOLD, 0, 1, "TT",
-      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "threshold" },
-    { "GeluCUDAKernelImpl", 0, 1, 0, 1, TFL_EW_GELU_TANH, 0, 0, NOCAP, "gelu" },
-    { "GeluCUDAKernelImpl", 0, 2, 0, 1, TFL_EW_GELU, 0, 0, NOCAP, "gelu" },
-    { "GeluBackwardCUDAKernelImpl", 0, 1, 0, 2, TFL_EW_GELU_TANH_BACKWARD, 0, 0, NOCAP, "gelu_backward" },
-    { "GeluBackwardCUDAKernelImpl", 0, 2, 0, 2, TFL_EW_GELU_BACKWARD, 0, 0, NOCAP, "gelu_backward" },
-    { "silu_kernel", 0, 0, 0, 1, TFL_EW_SILU, 0, 0, NOCAP, "silu" },
-    { "silu_backward_kernel", 0, 0, 0, 2, TFL_EW_SILU_BACKWARD, 0, 0, NOCAP, "silu_backward" },
-    { "tanh_backward_kernel_cuda", 0, 0, 0, 2, TFL_EW_TANH_BACKWARD, 0, 0, NOCAP, "tanh_backward" },
-    { "sigmoid_backward_kernel_cuda", 0, 0, 0, 2, TFL_EW_SIGMOID_BACKWARD, 0, 0, NOCAP, "sigmoid_backward" },
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "threshold", 0 },
+    { "GeluCUDAKernelImpl", 0, 1, 0, 1, TFL_EW_GELU_TANH, 0, 0, NOCAP, "gelu", 0 },
+    { "GeluCUDAKernelImpl", 0, 2, 0, 1, TFL_EW_GELU, 0, 0, NOCAP, "gelu", 0 },
+    { "GeluBackwardCUDAKernelImpl", 0, 1, 0, 2, TFL_EW_GELU_TANH_BACKWARD, 0, 0, NOCAP, "gelu_backward", 0 },
+    { "GeluBackwardCUDAKernelImpl", 0, 2, 0, 2, TFL_EW_GELU_BACKWARD, 0, 0, NOCAP, "gelu_backward", 0 },
+    { "silu_kernel", 0, 0, 0, 1, TFL_EW_SILU, 0, 0, NOCAP, "silu", 0 },
+    { "silu_backward_kernel", 0, 0, 0, 2, TFL_EW_SILU_BACKWARD, 0, 0, NOCAP, "silu_backward", 0 },
+    { "tanh_backward_kernel_cuda", 0, 0, 0, 2, TFL_EW_TANH_BACKWARD, 0, 0, NOCAP, "tanh_backward", 0 },
+    { "sigmoid_backward_kernel_cuda", 0, 0, 0, 2, TFL_EW_SIGMOID_BACKWARD, 0, 0, NOCAP, "sigmoid_backward", 0 },
     { "softplus_kernel", 0, 0, 0, 1, TFL_EW_SOFTPLUS, 0, 1, "OO",
-      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "softplus" },
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "softplus", 0 },
     { "softplus_backward_kernel", 0, 0, 0, 2, TFL_EW_SOFTPLUS_BACKWARD, 0, 1, "OO",
-      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "softplus_backward" },
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "softplus_backward", 0 },
     { "leaky_relu_kernel", 0, 0, 0, 1, TFL_EW_LEAKY_RELU, 0, 1, "O",
-      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "leaky_relu" },
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "leaky_relu", 0 },
     { "leaky_relu_backward_kernel", 0, 0, 0, 2, TFL_EW_LEAKY_RELU_BACKWARD, 0, 1, "O",
-      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "leaky_relu_backward" },
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "leaky_relu_backward", 0 },
+    { "masked_fill_kernel", 0, 0, 0, 2, TFL_EW_MASKED_FILL, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "masked_fill", 1 },
+    { "erf_kernel_cuda", 0, 0, 0, 1, TFL_EW_ERF, 0, 0, NOCAP, "erf", 0 },
+    { "log1p_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOG1P, 0, 0, NOCAP, "log1p", 0 },
+    { "expm1_kernel_cuda", 0, 0, 0, 1, TFL_EW_EXPM1, 0, 0, NOCAP, "expm1", 0 },
+    { "floor_kernel_cuda", 0, 0, 0, 1, TFL_EW_FLOOR, 0, 0, NOCAP, "floor", 0 },
+    { "ceil_kernel_cuda", 0, 0, 0, 1, TFL_EW_CEIL, 0, 0, NOCAP, "ceil", 0 },
+    { "round_kernel_cuda", 0, 0, 0, 1, TFL_EW_ROUND, 0, 0, NOCAP, "round", 0 },
+    { "trunc_kernel_cuda", 0, 0, 0, 1, TFL_EW_TRUNC, 0, 0, NOCAP, "trunc", 0 },
+    { "logical_and_kernel_cuda", 0, 0, 0, 2, TFL_EW_LOGICAL_AND, 1, 0, NOCAP, "logical_and", 0 },
+    { "logical_or_kernel_cuda", 0, 0, 0, 2, TFL_EW_LOGICAL_OR, 1, 0, NOCAP, "logical_or", 0 },
+    { "logical_xor_kernel_cuda", 0, 0, 0, 2, TFL_EW_LOGICAL_XOR, 1, 0, NOCAP, "logical_xor", 0 },
+    { "bitwise_not_kernel_cuda", 0, 0, 0, 1, TFL_EW_BITWISE_NOT, 0, 0, NOCAP, "bitwise_not", 0 },
+    { "lerp_tensor_kernel", 0, 0, 0, 3, TFL_EW_LERP, 0, 0, NOCAP, "lerp", 0 },
+    { "lerp_scalar_kernel", 0, 0, 0, 2, TFL_EW_LERP_SCALAR, 0, 1, "O",
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "lerp", 0 },
+    { "addcmul_cuda_kernel", 0, 0, 0, 3, TFL_EW_ADDCMUL, 0, 1, "O",
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "addcmul", 0 },
+    { "addcdiv_cuda_kernel", 0, 0, 0, 3, TFL_EW_ADDCDIV, 0, 1, "O",
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "addcdiv", 0 },
+    { "binary_internal::div_trunc_kernel_cuda", 0, 0, 0, 2, TFL_EW_DIV_TRUNC, 0, 0, NOCAP, "div_trunc", 0 },
+    { "binary_internal::div_floor_kernel_cuda", 0, 0, 0, 2, TFL_EW_DIV_FLOOR, 0, 0, NOCAP, "div_floor", 0 },
+    /* divisor a CPU scalar: the lambda keeps its reciprocal (and value) */
+    { "binary_internal::div_trunc_kernel_cuda", 0, 0, 0, 1, TFL_EW_DIV_TRUNC_INV, 0, 1, "O",
+      { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "div_trunc", 0 },
+    { "binary_internal::div_floor_kernel_cuda", 0, 0, 0, 1, TFL_EW_DIV_FLOOR_INV, 0, 1, "OO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1 }, NULL, 0, "div_floor", 0 },
+    { "fmod_kernel_cuda", 0, 0, 0, 2, TFL_EW_FMOD, 0, 0, NOCAP, "fmod", 0 },
+    { "remainder_kernel_cuda", 0, 0, 0, 2, TFL_EW_REMAINDER, 0, 0, NOCAP, "remainder", 0 },
+    { "atan2_kernel_cuda", 0, 0, 0, 2, TFL_EW_ATAN2, 0, 0, NOCAP, "atan2", 0 },
 };
 
 static tfl_dtype out_type(const ew_entry *e, tfl_dtype t)
@@ -197,14 +231,16 @@ static int lambda_info(const char *s, size_t *fnlen, int *top, int *idx,
     return 1;
 }
 
-static const ew_entry *find(const char *fn, size_t fnlen, int is_struct, int top, int idx)
+static const ew_entry *find(const char *fn, size_t fnlen, int is_struct, int top, int idx,
+                            int nargs)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const ew_entry *e = &table[i];
         if (e->is_struct != is_struct || strlen(e->fn) != fnlen ||
             memcmp(e->fn, fn, fnlen) != 0)
             continue;
-        if ((e->top && e->top != top) || (e->idx && e->idx != idx))
+        if ((e->top && e->top != top) || (e->idx && e->idx != idx) ||
+            (nargs >= 0 && e->arity != nargs))
             continue;
         return e;
     }
@@ -222,7 +258,7 @@ static int parse_inner(const char *s, tfl_ew_functor *f)
         tfl_dtype t;
         if (tfl_pt_template_args(s + fnlen, a, al, 2) != 1 || !tfl_pt_type_name(a[0], al[0], &t))
             return 0;
-        const ew_entry *e = find(s, fnlen, 1, 0, 0);
+        const ew_entry *e = find(s, fnlen, 1, 0, 0, -1);
         if (!e)
             return 0;
         f->name = e->name; f->code = e->code; f->sel = e->sel; f->nsel = e->nsel;
@@ -236,14 +272,17 @@ static int parse_inner(const char *s, tfl_ew_functor *f)
     tfl_dtype args[3];
     if (!lambda_info(s, &fnlen, &top, &idx, args, &nargs))
         return 0;
-    const ew_entry *e = find(s, fnlen, 0, top, idx);
+    const ew_entry *e = find(s, fnlen, 0, top, idx, nargs);
     if (!e || e->arity != nargs)
         return 0;
     f->name = e->name; f->code = e->code; f->sel = e->sel; f->nsel = e->nsel;
     f->arity = e->arity;
     for (int i = 0; i < nargs; i++) f->in_dt[i] = args[i];
-    /* scalar_t: the last argument (where's first is its bool condition) */
-    tfl_dtype t = nargs ? args[nargs - 1] : TFL_DT_F32;
+    if (f->code == TFL_EW_BITWISE_NOT && args[0] == TFL_DT_BOOL)
+        f->code = TFL_EW_LOGICAL_NOT;           /* ~ on bool is logical */
+    /* scalar_t: the last argument (where's first is its bool condition)
+     * unless the entry names another (masked_fill's (T, bool)) */
+    tfl_dtype t = e->targ1 ? args[e->targ1 - 1] : nargs ? args[nargs - 1] : TFL_DT_F32;
     f->out_dt = out_type(e, t);
     f->compute = t;
     return layout(e, t, f) && set_const_pos(f);
