@@ -152,7 +152,7 @@ static tfl_ew_plan *plan_of(const char *s)
     fbuf[func_len] = 0;
     if (!tfl_ew_parse_functor(fbuf, &p.fn))
         return NULL;
-    if (p.form == TFL_EWF_LEGACY && !p.legacy_cast)
+    if (p.form == TFL_EWF_LEGACY)       /* the lambda's name has no array type */
         p.ntensors = p.fn.arity + 1;
     if (p.ntensors != p.fn.arity + 1)
         return NULL;
@@ -187,6 +187,10 @@ static int match(const char *mangled, void **cookie)
     tfl_ew_plan *p = tfl_ew_plan_for(mangled);
     if (!p)
         return 0;
+    static const char *forms[] = { "?", "vectorized", "unrolled", "legacy" };
+    tfl_debug("elementwise: %s as %s%s (vec/unroll %d, %d tensors, %s%s): %s", p->fn.name,
+              forms[p->form], p->legacy_cast ? " casting" : "", p->vec, p->ntensors,
+              p->load_cast ? "load-cast " : "", p->store_cast ? "store-cast" : "", mangled);
     *cookie = p;
     return 1;
 }

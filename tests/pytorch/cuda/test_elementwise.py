@@ -184,6 +184,11 @@ def test_type_promotion(cuda):
     check(a.to(cuda) * h.to(cuda), a * h)
     check(h.to(cuda) + h.to(cuda), h + h)
     check(i.to(cuda) + 1, i + 1, True)
+    # strided operands of different dtypes: the legacy casting kernel
+    m, j = make((20, 30), torch.float32, 4), make((30, 20), torch.int64, 5)
+    check(m.to(cuda) + j.to(cuda).t(), m + j.t())
+    check(m.to(cuda).t() * h.to(cuda)[:20], m.t() * h[:20])
+    check(torch.maximum(m.to(cuda), j.to(cuda).t()), torch.maximum(m, j.t()))
 
 
 def test_inplace(cuda):
@@ -400,3 +405,17 @@ def test_lerp_addcmul_addcdiv(cuda):
     check(torch.addcmul(ga, gb, gc, value=0.5), torch.addcmul(a, b, c, value=0.5))
     check(torch.addcdiv(ga, gb, gc.abs() + 1, value=-2), torch.addcdiv(a, b, c.abs() + 1, value=-2))
     check(torch.addcmul(ga.t(), gb.t(), gc[:, 0]), torch.addcmul(a.t(), b.t(), c[:, 0]))
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_misaligned_views(cuda, offset):
+    # a view starting `offset` floats in: PyTorch picks the vector width
+    # from pointer alignment (offset 1/3: unrolled without casts, 2: vec 2)
+    x = make((2051,), seed=21)
+    g = x.to(cuda)
+    check(g[offset:].exp(), x[offset:].exp())
+    check(g[offset:] * g[:-offset], x[offset:] * x[:-offset])
+    check(torch.where(g[offset:] > 0, g[offset:], g[:-offset]),
+          torch.where(x[offset:] > 0, x[offset:], x[:-offset]))
+    h = x.half()
+    check(h.to(cuda)[offset:] + 1, h[offset:] + 1)
