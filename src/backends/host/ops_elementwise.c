@@ -6,15 +6,17 @@
  * contiguous tensor is one long row.  Rows are processed in chunks: each
  * input is converted into a buffer of the computing type, the op runs as a
  * tight loop over buffers, and the result is converted into the output.
- * Floating ops compute in double and round once into the output type
- * (within an ulp of PyTorch's float opmath); integer ops compute exactly in
- * int64.  When every operand is float32 with unit stride the loop runs on
+ * Floating ops compute in double and round into the output type (within
+ * an ulp of PyTorch's float opmath; Half/BFloat16 results go through float
+ * as c10's conversions do); integer ops compute exactly in int64.  A copy
+ * between equal types moves the bytes.  When every operand is float32 with unit stride the loop runs on
  * the tensors directly in float, the common case of an fp32 training step.
  */
 #include "backends/host/host_ops.h"
-#include "backends/host/hx_fp.h"
+#include "backends/host/ops_elementwise_fp16.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -99,8 +101,8 @@ static void load_f64(int dt, const char *p, int64_t st, int64_t n, double *o)
     switch (dt) {
     case TFL_DT_F32: for (int64_t i = 0; i < n; i++) { float v; memcpy(&v, p + i * st, 4); o[i] = v; } break;
     case TFL_DT_F64: for (int64_t i = 0; i < n; i++) memcpy(&o[i], p + i * st, 8); break;
-    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, p + i * st, 2); o[i] = hx_h2f(v); } break;
-    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, p + i * st, 2); o[i] = hx_bf2f(v); } break;
+    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, p + i * st, 2); o[i] = tfl_half_to_float(v); } break;
+    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, p + i * st, 2); o[i] = tfl_bf16_to_float(v); } break;
     case TFL_DT_I64: for (int64_t i = 0; i < n; i++) { int64_t v; memcpy(&v, p + i * st, 8); o[i] = (double)v; } break;
     case TFL_DT_I32: for (int64_t i = 0; i < n; i++) { int32_t v; memcpy(&v, p + i * st, 4); o[i] = v; } break;
     case TFL_DT_I8: for (int64_t i = 0; i < n; i++) o[i] = (int8_t)p[i * st]; break;
@@ -135,8 +137,8 @@ static void store_f64(int dt, char *p, int64_t st, int64_t n, const double *v)
     switch (dt) {
     case TFL_DT_F32: for (int64_t i = 0; i < n; i++) { float f = (float)v[i]; memcpy(p + i * st, &f, 4); } break;
     case TFL_DT_F64: for (int64_t i = 0; i < n; i++) memcpy(p + i * st, &v[i], 8); break;
-    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t h = hx_d2h(v[i], R_RN); memcpy(p + i * st, &h, 2); } break;
-    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t h = hx_d2bf(v[i], R_RN); memcpy(p + i * st, &h, 2); } break;
+    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t h = tfl_float_to_half((float)v[i]); memcpy(p + i * st, &h, 2); } break;
+    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t h = tfl_float_to_bf16((float)v[i]); memcpy(p + i * st, &h, 2); } break;
     case TFL_DT_I64: for (int64_t i = 0; i < n; i++) { int64_t x = f2i(v[i]); memcpy(p + i * st, &x, 8); } break;
     case TFL_DT_I32: for (int64_t i = 0; i < n; i++) { int32_t x = (int32_t)f2i(v[i]); memcpy(p + i * st, &x, 4); } break;
     case TFL_DT_I8: case TFL_DT_U8: for (int64_t i = 0; i < n; i++) p[i * st] = (char)f2i(v[i]); break;
@@ -149,8 +151,8 @@ static void store_i64(int dt, char *p, int64_t st, int64_t n, const int64_t *v)
     switch (dt) {
     case TFL_DT_F32: for (int64_t i = 0; i < n; i++) { float f = (float)v[i]; memcpy(p + i * st, &f, 4); } break;
     case TFL_DT_F64: for (int64_t i = 0; i < n; i++) { double d = (double)v[i]; memcpy(p + i * st, &d, 8); } break;
-    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t h = hx_d2h((double)v[i], R_RN); memcpy(p + i * st, &h, 2); } break;
-    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t h = hx_d2bf((double)v[i], R_RN); memcpy(p + i * st, &h, 2); } break;
+    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t h = tfl_float_to_half((float)v[i]); memcpy(p + i * st, &h, 2); } break;
+    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t h = tfl_float_to_bf16((float)v[i]); memcpy(p + i * st, &h, 2); } break;
     case TFL_DT_I64: for (int64_t i = 0; i < n; i++) memcpy(p + i * st, &v[i], 8); break;
     case TFL_DT_I32: for (int64_t i = 0; i < n; i++) { int32_t x = (int32_t)v[i]; memcpy(p + i * st, &x, 4); } break;
     case TFL_DT_I8: case TFL_DT_U8: for (int64_t i = 0; i < n; i++) p[i * st] = (char)v[i]; break;
@@ -468,11 +470,61 @@ typedef struct ew_bufs {
 
 static _Thread_local ew_bufs bufs;
 
+/* Copy n elements of size es with byte strides: no conversion. */
+static void copy_row(size_t es, char *o, int64_t so, const char *a, int64_t sa, int64_t n)
+{
+    if (so == (int64_t)es && sa == (int64_t)es) {
+        memmove(o, a, (size_t)n * es);
+        return;
+    }
+    switch (es) {
+    case 1: for (int64_t i = 0; i < n; i++) o[i * so] = a[i * sa]; break;
+    case 2: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 2); break;
+    case 4: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 4); break;
+    default: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 8); break;
+    }
+}
+
+/* Casts between float32 and the 16-bit float types, without the double
+ * round trip (the common casts of mixed-precision code).  0 if not one. */
+static int convert_row(int od, char *o, int64_t so, int id, const char *a, int64_t sa, int64_t n)
+{
+    int64_t i;
+    if (id == TFL_DT_F32 && (od == TFL_DT_F16 || od == TFL_DT_BF16)) {
+        for (i = 0; i < n; i++) {
+            float f;
+            memcpy(&f, a + i * sa, 4);
+            uint16_t h = od == TFL_DT_F16 ? tfl_float_to_half(f) : tfl_float_to_bf16(f);
+            memcpy(o + i * so, &h, 2);
+        }
+        return 1;
+    }
+    if (od == TFL_DT_F32 && (id == TFL_DT_F16 || id == TFL_DT_BF16)) {
+        for (i = 0; i < n; i++) {
+            uint16_t h;
+            memcpy(&h, a + i * sa, 2);
+            float f = id == TFL_DT_F16 ? tfl_half_to_float(h) : tfl_bf16_to_float(h);
+            memcpy(o + i * so, &f, 4);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* One row of n elements starting at ptr[k], stepping st[k]. */
 static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_f32,
                          char *ptr[], const int64_t st[], int64_t n)
 {
     const int nin = op->ninputs;
+    if (op->code == TFL_EW_COPY && !op->operand[1].is_scalar) {
+        int od = op->operand[0].dtype, id = op->operand[1].dtype;
+        if (od == id) {
+            copy_row(dt_size(od), ptr[0], st[0], ptr[1], st[1], n);
+            return TFL_OK;
+        }
+        if (convert_row(od, ptr[0], st[0], id, ptr[1], st[1], n))
+            return TFL_OK;
+    }
     for (int64_t s0 = 0; s0 < n; s0 += CHUNK) {
         int64_t m = n - s0 < CHUNK ? n - s0 : CHUNK;
         if (fast_f32) {
@@ -567,6 +619,25 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
         row_st[k] = it.st[k][0];
     }
     int64_t rows = total / it.shape[0];
+    /* A 2-d copy whose input runs along the other dimension (a transpose):
+     * tiles keep both sides in cache. */
+    if (op->code == TFL_EW_COPY && it.ndim == 2 && !op->operand[1].is_scalar &&
+        llabs(it.st[1][1]) < llabs(it.st[1][0])) {
+        enum { T = 32 };
+        char *o = op->operand[0].data, *a = op->operand[1].data;
+        for (int64_t i0 = 0; i0 < it.shape[1]; i0 += T)
+            for (int64_t j0 = 0; j0 < it.shape[0]; j0 += T) {
+                int64_t jn = it.shape[0] - j0 < T ? it.shape[0] - j0 : T;
+                for (int64_t i = i0; i < i0 + T && i < it.shape[1]; i++) {
+                    char *pp[2] = { o + i * it.st[0][1] + j0 * it.st[0][0],
+                                    a + i * it.st[1][1] + j0 * it.st[1][0] };
+                    tfl_status s = do_row(op, domain_int, 0, pp, row_st, jn);
+                    if (s != TFL_OK)
+                        return s;
+                }
+            }
+        return TFL_OK;
+    }
     for (int64_t r = 0; r < rows; r++) {
         tfl_status s = do_row(op, domain_int, fast, ptr, row_st, it.shape[0]);
         if (s != TFL_OK)

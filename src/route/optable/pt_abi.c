@@ -3,6 +3,7 @@
  * for the layouts and where they were checked).
  */
 #include "route/optable/pt_abi.h"
+#include "backends/host/ops_elementwise_fp16.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -166,70 +167,10 @@ int tfl_pt_template_args(const char *s, const char **start, size_t *len, int max
     return n;
 }
 
-float tfl_pt_half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ffu, bits;
-    if (e == 0x1f) {
-        bits = sign | 0x7f800000u | (m << 13);             /* inf / NaN */
-    } else if (e == 0) {
-        if (!m) {
-            bits = sign;
-        } else {                                          /* subnormal */
-            e = 113;
-            while (!(m & 0x400u)) { m <<= 1; e--; }
-            bits = sign | (e << 23) | ((m & 0x3ffu) << 13);
-        }
-    } else {
-        bits = sign | ((e + 112) << 23) | (m << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t tfl_pt_float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u)                                 /* inf / NaN */
-        return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
-    if (ax >= 0x477ff000u)                                 /* rounds to inf */
-        return (uint16_t)(sign | 0x7c00u);
-    if (ax < 0x38800000u) {                                /* subnormal/zero */
-        if (ax < 0x33000000u)
-            return (uint16_t)sign;
-        uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u;
-        uint32_t shift = 126 - e;                          /* 14..24 */
-        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (q & 1)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t r = ax - 0x38000000u;                         /* rebias 127->15 */
-    uint32_t q = r >> 13, rem = r & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (q & 1)))
-        q++;
-    return (uint16_t)(sign | q);
-}
-
-float tfl_pt_bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t tfl_pt_float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u);              /* quiet NaN */
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
+float tfl_pt_half_to_float(uint16_t h) { return tfl_half_to_float(h); }
+uint16_t tfl_pt_float_to_half(float f) { return tfl_float_to_half(f); }
+float tfl_pt_bf16_to_float(uint16_t h) { return tfl_bf16_to_float(h); }
+uint16_t tfl_pt_float_to_bf16(float f) { return tfl_float_to_bf16(f); }
 
 int tfl_pt_load_scalar(const void *p, tfl_dtype dt, double *f, int64_t *i)
 {
