@@ -438,5 +438,8 @@ tfl_status host_gemm(const tfl_gemm_op *op)
 
 void host_blas_set_threads(int n)
 {
-    openblas_set_num_threads(n > 0 ? n : openblas_get_num_procs());
+    /* 0 leaves OpenBLAS as it started: OPENBLAS_NUM_THREADS (or
+     * OMP_NUM_THREADS) if set, else one thread per CPU */
+    if (n > 0)
+        openblas_set_num_threads(n);
 }
