@@ -4,9 +4,6 @@
  * cooperative), module globals, function attributes, occupancy, and bad
  * handles/configurations.  Results are compared with the same float
  * additions done on the host.
- *
- * tfl-driver-build-only: needs the host executor (PTX interpreter), which
- * is not merged yet; register it (remove this line) once it is.
  */
 #include "drv_check.h"
 

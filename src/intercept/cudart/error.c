@@ -9,6 +9,7 @@
 #include "cudart/cudart_internal.h"
 #include "cudart/error_names.h"
 #include "route/runtime.h"
+#include "driver/driver_hooks.h"
 
 #include <stdatomic.h>
 
@@ -54,6 +55,14 @@ cudaError_t tfl_cudart_from_status(tfl_status st)
     case TFL_ERR_UNAVAILABLE: return cudaErrorNoDevice;
     default:                  return cudaErrorInvalidValue;
     }
+}
+
+cudaError_t tfl_cudart_enter(void)
+{
+    cudaError_t e = tfl_cudart_init();
+    if (e == cudaSuccess)
+        tfl_drv_runtime_use(tfl_rt_current_device());
+    return e;
 }
 
 cudaError_t cudaGetLastError(void)

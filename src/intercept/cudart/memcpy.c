@@ -11,7 +11,7 @@
 /* Common prologue: initialised, no sticky error, valid stream. */
 static cudaError_t enter(cudaStream_t stream)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         return e;
     if (!tfl_rt_stream_valid(S(stream)))
@@ -124,7 +124,7 @@ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t st
 
 static cudaError_t symbol(const void *sym, void **addr, size_t *size)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         return e;
     if (!sym)
@@ -291,7 +291,7 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
                           struct cudaMemLocation location)
 {
     (void)devPtr; (void)count; (void)advice; (void)location;
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         RET(e);
     return cudaSuccess;

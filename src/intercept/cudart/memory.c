@@ -8,6 +8,7 @@
 #include "cudart/cudart_internal.h"
 #include "route/runtime.h"
 #include "mem/mem.h"
+#include "driver/driver_hooks.h"
 
 #include <string.h>
 
@@ -171,7 +172,8 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     tfl_mem_stats s;
     tfl_mem_get_stats(&s);
     uint64_t tot = s.limit ? s.limit : (d ? d->total_mem : 0);
-    uint64_t used = s.reserved;   /* what the limit counts */
+    /* what the limit counts: the pool and the driver's VMM mappings */
+    uint64_t used = s.reserved + tfl_drv_vmm_bytes();
     if (free)
         *free = (size_t)(used < tot ? tot - used : 0);
     if (total)

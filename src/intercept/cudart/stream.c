@@ -47,7 +47,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 static cudaError_t check_stream(cudaStream_t stream)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         return e;
     if (!tfl_rt_stream_valid(S(stream)))

@@ -179,7 +179,8 @@ static CUresult get_ctx_impl(CUstream hs, CUcontext *pctx, CUgreenCtx *green, in
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
     int dev = tfl_rt_stream_device(s);
-    *pctx = (hs == NULL || cur->dev == dev) ? cur : tfl_drv_primary(dev);
+    struct CUctx_st *prim = tfl_drv_primary(dev);
+    *pctx = (hs == NULL || cur->dev == dev || !prim) ? cur : prim;
     if (green)
         *green = NULL;
     return CUDA_SUCCESS;
