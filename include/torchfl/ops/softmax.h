@@ -1,8 +1,18 @@
 /*
- * torchfl/ops/softmax.h - the "softmax" op of the backend ABI: softmax and log-softmax, forward and backward.
+ * torchfl/ops/softmax.h - the "softmax" op of the backend ABI: softmax and
+ * log_softmax over one dimension, forward and backward.
  *
  * Part of the contract in torchfl/backend.h (included from there); a
  * backend that implements TFL_OP_SOFTMAX reads this struct.
+ *
+ * Shape model: the tensors are viewed as [outer, dim, inner]; element
+ * (o, d, i) lies at element offset o * outer_stride + d * inner + i (in
+ * every operand), outer_stride >= dim * inner.  The softmax runs over d.
+ *
+ *   forward:  out = softmax(in)            or log_softmax(in)
+ *   backward: out = y * (g - sum_d(g * y))  (softmax, y = in = its output)
+ *             out = g - exp(y) * sum_d(g)    (log_softmax, y its output)
+ * where g = grad (dL/dy).  Computation is in (at least) float precision.
  */
 #ifndef TORCHFL_OPS_SOFTMAX_H
 #define TORCHFL_OPS_SOFTMAX_H
@@ -11,7 +21,15 @@
 #include <stdint.h>
 
 typedef struct tfl_softmax_op {
-    int reserved;            /* defined when the family is mapped */
+    int log;                 /* 1: log_softmax                              */
+    int backward;            /* 1: gradient                                 */
+    tfl_dtype in_dtype;      /* element type of in (and grad)               */
+    tfl_dtype out_dtype;     /* element type of out                         */
+    const void *in;          /* forward: x; backward: the forward's output  */
+    const void *grad;        /* backward: gradient w.r.t. the output        */
+    void *out;               /* forward: result; backward: gradient w.r.t. x */
+    int64_t outer, dim, inner;
+    int64_t outer_stride;    /* elements between (o, 0, 0) and (o + 1, 0, 0) */
 } tfl_softmax_op;
 
 #endif
