@@ -13,6 +13,7 @@
 #include "backends/host/ops_reduce_scalar.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct racc {
     double v, w;     /* value (sum, max...) and second value (aminmax max)  */
@@ -203,6 +204,59 @@ static void one_output(const tfl_reduce_op *op, const char *in, char *out, char 
         rs_sti(op->out2_dtype, out2, a.idx);
 }
 
+/* Sum/mean of float32 where outputs are contiguous in the input and the
+ * reduction is strided (e.g. a bias gradient, x.sum(0) of [N, C]): walk the
+ * input in memory order, adding whole rows into a vector of accumulators,
+ * instead of one strided walk per output. */
+static int sum_rows_f32(const tfl_reduce_op *op)
+{
+    if (op->in_dtype != TFL_DT_F32 || (op->kind != TFL_RED_SUM && op->kind != TFL_RED_MEAN) ||
+        op->out_ndim < 1 || op->out_stride_in[0] != 4 || op->red_ndim < 1 ||
+        op->red_stride_in[0] == 4 || op->out_sizes[0] < 2)
+        return 0;
+    int64_t n0 = op->out_sizes[0];
+    double *acc = malloc(sizeof(double) * (size_t)n0);
+    if (!acc)
+        return 0;
+    int64_t oc[TFL_REDUCE_MAX_DIMS] = {0};
+    int64_t ib = 0, ob = 0;
+    for (;;) {
+        for (int64_t j = 0; j < n0; j++)
+            acc[j] = 0;
+        int64_t rc[TFL_REDUCE_MAX_DIMS] = {0};
+        int64_t roff = 0;
+        for (int64_t r = 0; r < op->num_inputs; r++) {
+            const float *restrict x = (const float *)(const void *)((const char *)op->in + ib + roff);
+            for (int64_t j = 0; j < n0; j++)
+                acc[j] += x[j];
+            for (int d = 0; d < op->red_ndim; d++) {
+                roff += op->red_stride_in[d];
+                if (++rc[d] < op->red_sizes[d])
+                    break;
+                roff -= op->red_stride_in[d] * op->red_sizes[d];
+                rc[d] = 0;
+            }
+        }
+        double sc = op->kind == TFL_RED_MEAN ? op->scale : 1.0;
+        for (int64_t j = 0; j < n0; j++)
+            rs_st(op->out_dtype, (char *)op->out + ob + j * op->out_stride_out[0], acc[j] * sc);
+        int d = 1;
+        for (; d < op->out_ndim; d++) {
+            ib += op->out_stride_in[d];
+            ob += op->out_stride_out[d];
+            if (++oc[d] < op->out_sizes[d])
+                break;
+            ib -= op->out_stride_in[d] * op->out_sizes[d];
+            ob -= op->out_stride_out[d] * op->out_sizes[d];
+            oc[d] = 0;
+        }
+        if (d >= op->out_ndim)
+            break;
+    }
+    free(acc);
+    return 1;
+}
+
 int host_reduce_supported(const tfl_reduce_op *op)
 {
     if (!op || (unsigned)op->kind >= TFL_RED_KIND_COUNT)
@@ -248,6 +302,8 @@ tfl_status host_reduce(const tfl_reduce_op *op)
         return TFL_OK;
     if (!op->in || !op->out)
         return TFL_ERR_INVALID;
+    if (!op->out2 && ni > 0 && sum_rows_f32(op))
+        return TFL_OK;
     size_t osz = rs_size(op->out_dtype), o2sz = op->out2 ? rs_size(op->out2_dtype) : 0;
     int64_t c[TFL_REDUCE_MAX_DIMS] = {0};
     int64_t ioff = 0, ooff = 0;
