@@ -37,6 +37,7 @@ static double ref_fwd(const float *x, int o, int d, int i, int inner, int rs, in
 
 static double ref_bwd(const float *y, const float *g, int o, int d, int i, int inner, int rs, int is_log)
 {
+    /* g is dL/dy; the op's grad operand is dL/dy * y for softmax */
     double s = 0;
     for (int k = 0; k < D; k++) {
         int e = o * rs + k * inner + i;
@@ -49,6 +50,7 @@ static double ref_bwd(const float *y, const float *g, int o, int d, int i, int i
 static void run_case(int inner, int rs, int is_log)
 {
     static float x[O * (D * I + PAD)], y[O * (D * I + PAD)], g[O * (D * I + PAD)], gi[O * (D * I + PAD)];
+    static float gy[O * (D * I + PAD)];
     srand(11 + inner + is_log);
     for (size_t k = 0; k < sizeof x / sizeof x[0]; k++) {
         x[k] = (float)rand() / RAND_MAX * 10 - 5;
@@ -72,7 +74,9 @@ static void run_case(int inner, int rs, int is_log)
             }
     op.backward = 1;
     op.in = y;
-    op.grad = g;
+    for (size_t k = 0; k < sizeof x / sizeof x[0]; k++)
+        gy[k] = is_log ? g[k] : g[k] * y[k];
+    op.grad = gy;
     op.out = gi;
     CHECK(host_softmax(&op) == TFL_OK, "backward");
     for (int o = 0; o < O; o++)

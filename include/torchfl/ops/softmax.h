@@ -10,9 +10,12 @@
  * every operand), outer_stride >= dim * inner.  The softmax runs over d.
  *
  *   forward:  out = softmax(in)            or log_softmax(in)
- *   backward: out = y * (g - sum_d(g * y))  (softmax, y = in = its output)
- *             out = g - exp(y) * sum_d(g)    (log_softmax, y its output)
- * where g = grad (dL/dy).  Computation is in (at least) float precision.
+ *   backward: out = grad - y * sum_d(grad)      (softmax)
+ *             out = grad - exp(y) * sum_d(grad) (log_softmax)
+ * where y = in is the forward's output.  For softmax, grad holds
+ * dL/dy * y (PyTorch multiplies before launching the kernel), so out =
+ * y * (dL/dy - sum(dL/dy * y)); for log_softmax grad is dL/dy.
+ * Computation is in (at least) float precision.
  */
 #ifndef TORCHFL_OPS_SOFTMAX_H
 #define TORCHFL_OPS_SOFTMAX_H
@@ -26,7 +29,7 @@ typedef struct tfl_softmax_op {
     tfl_dtype in_dtype;      /* element type of in (and grad)               */
     tfl_dtype out_dtype;     /* element type of out                         */
     const void *in;          /* forward: x; backward: the forward's output  */
-    const void *grad;        /* backward: gradient w.r.t. the output        */
+    const void *grad;        /* backward: dL/dy * y (softmax), dL/dy (log)   */
     void *out;               /* forward: result; backward: gradient w.r.t. x */
     int64_t outer, dim, inner;
     int64_t outer_stride;    /* elements between (o, 0, 0) and (o + 1, 0, 0) */

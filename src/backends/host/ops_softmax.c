@@ -6,7 +6,8 @@
  * Everything else goes through one generic walk: per outer index, the
  * softmax dimension is visited at stride inner for all inner positions at
  * once (so memory is read in order), with per-position max and sum kept in
- * small arrays.  Sums accumulate in double.
+ * small arrays.  Sums accumulate in double.  The softmax backward's grad
+ * already holds dL/dy * y (see torchfl/ops/softmax.h).
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_reduce_scalar.h"
@@ -42,18 +43,15 @@ static void bwd_row_f32(const float *restrict yv, const float *restrict g, float
                         int64_t n, int is_log)
 {
     double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += g[i];
+    float fs = (float)s;
     if (is_log) {
-        for (int64_t i = 0; i < n; i++)
-            s += g[i];
-        float fs = (float)s;
         for (int64_t i = 0; i < n; i++)
             gi[i] = g[i] - expf(yv[i]) * fs;
     } else {
         for (int64_t i = 0; i < n; i++)
-            s += (double)g[i] * yv[i];
-        float fs = (float)s;
-        for (int64_t i = 0; i < n; i++)
-            gi[i] = yv[i] * (g[i] - fs);
+            gi[i] = g[i] - yv[i] * fs;
     }
 }
 
@@ -90,14 +88,13 @@ static void block(const tfl_softmax_op *op, int64_t o, double *m, double *s)
         for (int64_t d = 0; d < dim; d++)
             for (int64_t i = 0; i < inner; i++) {
                 size_t k = (size_t)(d * inner + i);
-                double gv = rs_ld(op->in_dtype, g + k * isz);
-                s[i] += op->log ? gv : gv * rs_ld(op->in_dtype, x + k * isz);
+                s[i] += rs_ld(op->in_dtype, g + k * isz);
             }
         for (int64_t d = 0; d < dim; d++)
             for (int64_t i = 0; i < inner; i++) {
                 size_t k = (size_t)(d * inner + i);
                 double gv = rs_ld(op->in_dtype, g + k * isz), yv = rs_ld(op->in_dtype, x + k * isz);
-                double r = op->log ? gv - expf((float)yv) * (float)s[i] : yv * (gv - (float)s[i]);
+                double r = op->log ? gv - expf((float)yv) * (float)s[i] : gv - yv * (float)s[i];
                 rs_st(op->out_dtype, y + k * osz, r);
             }
     }

@@ -103,3 +103,50 @@ def test_target_out_of_range_is_an_error(cuda):
     with pytest.raises(RuntimeError):
         F.nll_loss(x.to(cuda), t.to(cuda)).cpu()
         torch.cuda.synchronize()
+
+
+@pytest.fixture(scope="module")
+def needs_elementwise(cuda):
+    """Autograd and some ops also launch elementwise kernels (fill, mul,
+    casts), which the elementwise family maps; skip until it is there."""
+    try:
+        ok = torch.equal(torch.ones(3, device=cuda).mul(2).cpu(), torch.full((3,), 2.0))
+    except RuntimeError:
+        ok = False
+    if not ok:
+        pytest.skip("needs the elementwise family (fill/mul kernels)")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n,c", [(8, 5), (64, 10), (300, 1000)])
+def test_cross_entropy_backward(cuda, needs_elementwise, reduction, weighted, n, c):
+    logits, target, weight = inputs(n, c, n * 7 + c)
+    w = weight if weighted else None
+    xr = logits.clone().requires_grad_()
+    lr = F.cross_entropy(xr, target, weight=w, reduction=reduction)
+    xd = logits.to(cuda).requires_grad_()
+    ld = F.cross_entropy(xd, target.to(cuda), weight=None if w is None else w.to(cuda),
+                         reduction=reduction)
+    close(ld.detach().cpu(), lr.detach())
+    go = torch.ones_like(lr) if reduction != "none" else torch.linspace(0.5, 1.5, n)
+    (gr,) = torch.autograd.grad(lr, xr, go)
+    (gd,) = torch.autograd.grad(ld, xd, go.to(cuda))
+    close(gd.cpu(), gr, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_backward_1d_and_none(cuda, needs_elementwise, reduction):
+    logits, target, weight = inputs(10, 6, 77)
+    x = F.log_softmax(logits, 1)
+    for xin, tin in ((x, target), (x[0], target[0])):
+        if xin.dim() == 1 and reduction == "none":
+            continue
+        xr = xin.clone().requires_grad_()
+        xd = xin.to(cuda).requires_grad_()
+        lr = F.nll_loss(xr, tin, weight=weight, reduction=reduction)
+        ld = F.nll_loss(xd, tin.to(cuda), weight=weight.to(cuda), reduction=reduction)
+        close(ld.detach().cpu(), lr.detach())
+        (gr,) = torch.autograd.grad(lr.sum(), xr)
+        (gd,) = torch.autograd.grad(ld.sum(), xd)
+        close(gd.cpu(), gr)

@@ -77,3 +77,29 @@ def test_extremes(cuda):
         close(fn(x.to(cuda), 1).cpu(), fn(x, 1), rtol=1e-6, atol=0)
     x = torch.tensor([[1.0, float("nan"), 2.0]])
     assert torch.isnan(F.softmax(x.to(cuda), 1).cpu()).all()
+
+
+@pytest.fixture(scope="module")
+def needs_elementwise(cuda):
+    """Autograd and some ops also launch elementwise kernels (fill, mul,
+    casts), which the elementwise family maps; skip until it is there."""
+    try:
+        ok = torch.equal(torch.ones(3, device=cuda).mul(2).cpu(), torch.full((3,), 2.0))
+    except RuntimeError:
+        ok = False
+    if not ok:
+        pytest.skip("needs the elementwise family (fill/mul kernels)")
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+def test_autograd_backward(cuda, needs_elementwise, case, fn):
+    shape, dim = CASES[case]
+    x = make(shape, case)
+    g = make(shape, case + 200)
+    # float64 reference: over 100k elements the cpu's float sums drift
+    xr = x.double().requires_grad_()
+    (want,) = torch.autograd.grad(fn(xr, dim), xr, g.double())
+    xd = x.to(cuda).requires_grad_()
+    (got,) = torch.autograd.grad(fn(xd, dim), xd, g.to(cuda))
+    close(got.cpu(), want.float(), rtol=1e-5, atol=1e-5)
