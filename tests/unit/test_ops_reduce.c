@@ -188,8 +188,49 @@ static void test_host_int_and_nan(void)
     CHECK(host_reduce(&op) == TFL_OK && fi == 1, "argmin picks the first NaN: %lld", (long long)fi);
 }
 
+/* Long rows (the lane-wise fast path) with a NaN in the middle, or none. */
+static void test_host_long_max(void)
+{
+    float f[37], r = 0;
+    int64_t ix = -1;
+    for (int i = 0; i < 37; i++)
+        f[i] = (float)((i * 17) % 37) - 18.5f;     /* a permutation of -18.5 .. 17.5 */
+    int imax = 0, imin = 0;
+    for (int i = 1; i < 37; i++) {
+        if (f[i] > f[imax]) imax = i;
+        if (f[i] < f[imin]) imin = i;
+    }
+    tfl_reduce_op op;
+    memset(&op, 0, sizeof op);
+    op.in_dtype = op.out_dtype = TFL_DT_F32;
+    op.in = f;
+    op.out = &r;
+    op.num_outputs = 1;
+    op.num_inputs = op.red_sizes[0] = 37;
+    op.red_ndim = 1;
+    op.red_stride_in[0] = 4;
+    op.kind = TFL_RED_MAX;
+    CHECK(host_reduce(&op) == TFL_OK && r == f[imax], "long max %g vs %g", r, f[imax]);
+    op.kind = TFL_RED_MIN;
+    CHECK(host_reduce(&op) == TFL_OK && r == f[imin], "long min %g vs %g", r, f[imin]);
+    op.kind = TFL_RED_ARGMAX;
+    op.out = &ix;
+    op.out_dtype = TFL_DT_I64;
+    CHECK(host_reduce(&op) == TFL_OK && ix == imax, "long argmax %lld vs %d", (long long)ix, imax);
+    f[20] = NAN;
+    f[30] = NAN;
+    CHECK(host_reduce(&op) == TFL_OK && ix == 20, "long argmax with NaN %lld", (long long)ix);
+    op.out = &r;
+    op.out_dtype = TFL_DT_F32;
+    op.kind = TFL_RED_MAX;
+    CHECK(host_reduce(&op) == TFL_OK && isnan(r), "long max with NaN %g", r);
+    op.kind = TFL_RED_MIN;
+    CHECK(host_reduce(&op) == TFL_OK && isnan(r), "long min with NaN %g", r);
+}
+
 int main(void)
 {
+    test_host_long_max();
     test_layout();
     test_host_middle_dim();
     test_host_int_and_nan();

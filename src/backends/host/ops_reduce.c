@@ -40,23 +40,55 @@ static void run_f(const tfl_reduce_op *op, const char *p, int64_t n, int64_t st,
 {
     tfl_reduce_kind k = op->kind;
     tfl_dtype dt = op->in_dtype;
-    if (dt == TFL_DT_F32 && st == 4 && (k == TFL_RED_SUM || k == TFL_RED_MEAN)) {
+    if (dt == TFL_DT_F32 && st == 4) {
         const float *restrict f = (const float *)(const void *)p;
-        double s = 0;
-        for (int64_t i = 0; i < n; i++)
-            s += f[i];
-        a->v += s;
-        a->r += n;
-        return;
-    }
-    if (dt == TFL_DT_F32 && st == 4 && k == TFL_RED_NORM2) {
-        const float *restrict f = (const float *)(const void *)p;
-        double s = 0;
-        for (int64_t i = 0; i < n; i++)
-            s += (double)f[i] * f[i];
-        a->v += s;
-        a->r += n;
-        return;
+        switch (k) {
+        case TFL_RED_SUM: case TFL_RED_MEAN:
+            a->v += rs_sum_f32(f, n);
+            a->r += n;
+            return;
+        case TFL_RED_NORM2:
+            a->v += rs_sumsq_f32(f, n);
+            a->r += n;
+            return;
+        case TFL_RED_MAX: case TFL_RED_MIN: {
+            if (a->idx >= 0 && isnan(a->v)) {
+                a->r += n;
+                return;
+            }
+            if (n == 0)
+                return;
+            float m = rs_maxmin_f32(f, n, k == TFL_RED_MAX);
+            if (a->idx >= 0 && m == m)
+                m = k == TFL_RED_MAX ? (m > a->v ? m : (float)a->v) : (m < a->v ? m : (float)a->v);
+            int nan = m != m;
+            if (n > 0) {
+                a->v = nan ? NAN : m;
+                a->idx = 0;      /* "has a value"; MAX/MIN report no index */
+            }
+            a->r += n;
+            return;
+        }
+        case TFL_RED_MAX_IDX: case TFL_RED_ARGMAX: case TFL_RED_MIN_IDX: case TFL_RED_ARGMIN: {
+            int mx = wants_max(k);
+            int64_t r0 = a->r;
+            for (int64_t i = 0; i < n; i++) {
+                float x = f[i];
+                if (a->idx >= 0) {
+                    if (a->v != a->v)
+                        break;                  /* the first NaN wins */
+                    if (!(x != x || (mx ? x > a->v : x < a->v)))
+                        continue;
+                }
+                a->v = x;
+                a->idx = r0 + i;
+            }
+            a->r = r0 + n;
+            return;
+        }
+        default:
+            break;
+        }
     }
     for (int64_t i = 0; i < n; i++, p += st, a->r++) {
         double x = rs_ld(dt, p);

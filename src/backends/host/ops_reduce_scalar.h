@@ -11,6 +11,7 @@
 #define TFL_OPS_REDUCE_SCALAR_H
 
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #include "torchfl/backend.h"
@@ -87,6 +88,84 @@ static inline void rs_sti(tfl_dtype dt, void *p, int64_t v)
     case TFL_DT_BOOL: *(uint8_t *)p = v != 0; break;
     default: rs_st(dt, p, (double)v); break;
     }
+}
+
+/* Sum of n contiguous floats: eight float lanes over blocks of 1024
+ * elements (vectorisable; error bounded by the block length), blocks added
+ * in double. */
+static inline double rs_sum_f32(const float *x, int64_t n)
+{
+    double total = 0;
+    int64_t i = 0;
+    while (n - i >= 8) {
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int64_t end = n - i >= 1024 ? i + 1024 : i + ((n - i) & ~(int64_t)7);
+        for (; i < end; i += 8)
+            for (int j = 0; j < 8; j++)
+                acc[j] += x[i + j];
+        double b = 0;
+        for (int j = 0; j < 8; j++)
+            b += acc[j];
+        total += b;
+    }
+    for (; i < n; i++)
+        total += x[i];
+    return total;
+}
+
+/* Max (want_max) or min of n >= 1 contiguous floats in eight independent
+ * lanes (vectorisable), NaN if any element is NaN. */
+static inline float rs_maxmin_f32(const float *x, int64_t n, int want_max)
+{
+    float m[8];
+    int nan[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int j = 0; j < 8; j++)
+        m[j] = x[0];
+    int64_t i = 0, n8 = n & ~(int64_t)7;
+    if (want_max)
+        for (; i < n8; i += 8)
+            for (int j = 0; j < 8; j++) {
+                nan[j] |= x[i + j] != x[i + j];
+                m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
+            }
+    else
+        for (; i < n8; i += 8)
+            for (int j = 0; j < 8; j++) {
+                nan[j] |= x[i + j] != x[i + j];
+                m[j] = x[i + j] < m[j] ? x[i + j] : m[j];
+            }
+    float r = m[0];
+    int any = nan[0] || m[0] != m[0];
+    for (int j = 1; j < 8; j++) {
+        any |= nan[j];
+        r = want_max ? (m[j] > r ? m[j] : r) : (m[j] < r ? m[j] : r);
+    }
+    for (; i < n; i++) {
+        any |= x[i] != x[i];
+        r = want_max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
+    }
+    return any ? NAN : r;
+}
+
+/* The same for the sum of squares. */
+static inline double rs_sumsq_f32(const float *x, int64_t n)
+{
+    double total = 0;
+    int64_t i = 0;
+    while (n - i >= 8) {
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int64_t end = n - i >= 1024 ? i + 1024 : i + ((n - i) & ~(int64_t)7);
+        for (; i < end; i += 8)
+            for (int j = 0; j < 8; j++)
+                acc[j] += x[i + j] * x[i + j];
+        double b = 0;
+        for (int j = 0; j < 8; j++)
+            b += acc[j];
+        total += b;
+    }
+    for (; i < n; i++)
+        total += (double)x[i] * x[i];
+    return total;
 }
 
 #endif

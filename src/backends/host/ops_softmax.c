@@ -15,37 +15,30 @@
 #include <math.h>
 #include <stdlib.h>
 
-static void fwd_row_f32(const float *restrict x, float *y, int64_t n, int is_log)
+static void fwd_row_f32(const float *x, float *y, int64_t n, int is_log)
 {
-    float m = -INFINITY;
-    int nan = 0;
-    for (int64_t i = 0; i < n; i++) {
-        nan |= x[i] != x[i];
-        m = x[i] > m ? x[i] : m;
-    }
-    if (nan)
-        m = NAN;
-    double s = 0;
-    for (int64_t i = 0; i < n; i++)
-        s += expf(x[i] - m);
+    float m = n > 0 ? rs_maxmin_f32(x, n, 1) : 0;
     if (is_log) {
+        double s = 0;
+        for (int64_t i = 0; i < n; i++)
+            s += expf(x[i] - m);
         float ls = (float)log(s);
         for (int64_t i = 0; i < n; i++)
             y[i] = x[i] - m - ls;
     } else {
-        float fs = (float)s;
+        /* exponentials once, into y, then one division per element */
         for (int64_t i = 0; i < n; i++)
-            y[i] = expf(x[i] - m) / fs;
+            y[i] = expf(x[i] - m);
+        float fs = (float)rs_sum_f32(y, n);
+        for (int64_t i = 0; i < n; i++)
+            y[i] = y[i] / fs;
     }
 }
 
 static void bwd_row_f32(const float *restrict yv, const float *restrict g, float *gi,
                         int64_t n, int is_log)
 {
-    double s = 0;
-    for (int64_t i = 0; i < n; i++)
-        s += g[i];
-    float fs = (float)s;
+    float fs = (float)rs_sum_f32(g, n);
     if (is_log) {
         for (int64_t i = 0; i < n; i++)
             gi[i] = g[i] - expf(yv[i]) * fs;

@@ -115,6 +115,18 @@ def test_ties_and_nan(cuda):
         close(f(x.to(cuda)).cpu(), f(x), rtol=0, atol=0)
 
 
+def test_long_rows_with_nan(cuda):
+    x = make((5, 301), seed=31)
+    x[1, 200] = float("nan")
+    x[3, 7] = float("nan")
+    x[3, 250] = float("nan")
+    x[4, :] = -float("inf")
+    for f in (lambda t: t.amax(1), lambda t: t.amin(1), lambda t: t.max(1)[0]):
+        close(f(x.to(cuda)).cpu(), f(x), rtol=0, atol=0)
+    for f in (lambda t: t.argmax(1), lambda t: t.argmin(1), lambda t: t.max(1)[1]):
+        assert torch.equal(f(x.to(cuda)).cpu(), f(x))
+
+
 def test_aminmax(cuda):
     x = make((13, 29), seed=7)
     for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}):
