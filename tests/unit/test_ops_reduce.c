@@ -39,6 +39,8 @@ static const struct { const char *name; size_t bytes; tfl_reduce_kind kind; tfl_
     {"_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIlNS0_7MeanOpsIllllEEjlLi4ELi4EEEEEvT1_", 1056, TFL_RED_MEAN, TFL_DT_I64, TFL_DT_I64},
     {"_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIfNS0_9MinMaxOpsIffiEEjfLi4ELi4EEEEEvT1_", 1048, TFL_RED_AMINMAX, TFL_DT_F32, TFL_DT_F32},
     {"_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIN3c108BFloat16ENS0_9ArgMinOpsIfEEjlLi4ELi4EEEEEvT1_", 1064, TFL_RED_ARGMIN, TFL_DT_BF16, TFL_DT_I64},
+    {"_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIfNS0_14func_wrapper_tIbZZZNS0_15and_kernel_cudaERNS_14TensorIteratorEENKUlvE_clEvENKUlvE5_clEvEUlffE_EEjbLi4ELi4EEEEEvT1_", 1048, TFL_RED_ALL, TFL_DT_F32, TFL_DT_BOOL},
+    {"_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIlNS0_14func_wrapper_tIbZZZNS0_14or_kernel_cudaERNS_14TensorIteratorEENKUlvE_clEvENKUlvE2_clEvEUlllE_EEjbLi4ELi4EEEEEvT1_", 1056, TFL_RED_ANY, TFL_DT_I64, TFL_DT_BOOL},
 };
 
 static void test_layout(void)

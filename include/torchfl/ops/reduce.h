@@ -47,6 +47,8 @@ typedef enum tfl_reduce_kind {
     TFL_RED_NORM_NINF, /* min |x|                                          */
     TFL_RED_VAR,       /* out = m2 / max(0, n - correction) (sqrt'ed if
                           take_sqrt), out2 = mean                          */
+    TFL_RED_ALL,       /* 1 if every element is nonzero (NaN counts as nonzero) */
+    TFL_RED_ANY,       /* 1 if some element is nonzero                     */
     TFL_RED_KIND_COUNT
 } tfl_reduce_kind;
 

@@ -96,6 +96,8 @@ static void run_f(const tfl_reduce_op *op, const char *p, int64_t n, int64_t st,
         case TFL_RED_SUM: case TFL_RED_MEAN: a->v += x; break;
         case TFL_RED_NANSUM: if (!isnan(x)) a->v += x; break;
         case TFL_RED_PROD: a->v *= x; break;
+        case TFL_RED_ALL: a->v = a->v != 0 && x != 0; break;
+        case TFL_RED_ANY: a->v = a->v != 0 || x != 0; break;
         case TFL_RED_NORM0: a->v += x != 0; break;
         case TFL_RED_NORM1: a->v += fabs(x); break;
         case TFL_RED_NORM2: a->v += x * x; break;
@@ -132,6 +134,8 @@ static void run_i(const tfl_reduce_op *op, const char *p, int64_t n, int64_t st,
         case TFL_RED_SUM: case TFL_RED_NANSUM: case TFL_RED_MEAN:
             a->iv = (int64_t)((uint64_t)a->iv + (uint64_t)x); break;
         case TFL_RED_PROD: a->iv = (int64_t)((uint64_t)a->iv * (uint64_t)x); break;
+        case TFL_RED_ALL: a->iv = a->iv != 0 && x != 0; break;
+        case TFL_RED_ANY: a->iv = a->iv != 0 || x != 0; break;
         case TFL_RED_AMINMAX:
             if (x < a->iv) a->iv = x;
             if (x > a->iw) a->iw = x;
@@ -175,7 +179,7 @@ static void init_acc(const tfl_reduce_op *op, racc *a)
     memset(a, 0, sizeof *a);
     a->idx = -1;
     switch (op->kind) {
-    case TFL_RED_PROD: a->v = 1; a->iv = 1; break;
+    case TFL_RED_PROD: case TFL_RED_ALL: a->v = 1; a->iv = 1; break;
     case TFL_RED_NORM_NINF: a->v = INFINITY; break;
     case TFL_RED_AMINMAX: a->v = INFINITY; a->w = -INFINITY; a->iv = INT64_MAX; a->iw = INT64_MIN; break;
     default: break;
@@ -305,6 +309,7 @@ int host_reduce_supported(const tfl_reduce_op *op)
         case TFL_RED_SUM: case TFL_RED_NANSUM: case TFL_RED_MEAN: case TFL_RED_PROD:
         case TFL_RED_MAX: case TFL_RED_MIN: case TFL_RED_MAX_IDX: case TFL_RED_MIN_IDX:
         case TFL_RED_ARGMAX: case TFL_RED_ARGMIN: case TFL_RED_AMINMAX:
+        case TFL_RED_ALL: case TFL_RED_ANY:
             break;
         default:
             return 0;

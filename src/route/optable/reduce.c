@@ -112,6 +112,8 @@ static const struct {
     {"9AbsMinOpsI", TFL_RED_NORM_NINF, "norm_ninf"},
     {"9NanSumOpsI", TFL_RED_NANSUM, "nansum"},
     {"10WelfordOpsI", TFL_RED_VAR, "var"},
+    {"15and_kernel_cudaE", TFL_RED_ALL, "all"},
+    {"14or_kernel_cudaE", TFL_RED_ANY, "any"},
 };
 
 int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
@@ -205,6 +207,12 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
         break;
     case TFL_RED_NANSUM:         /* NanSumOps<acc, out> */
         if (parse_type(&a, ki->in, T_is_class, &ki->acc))
+            return -1;
+        break;
+    case TFL_RED_ALL: case TFL_RED_ANY:
+        /* func_wrapper_t<bool, lambda(T, T) -> bool>: arg_t is T, out bool */
+        ki->acc = ki->in;
+        if (ki->out != TFL_DT_BOOL)
             return -1;
         break;
     case TFL_RED_VAR:            /* WelfordOps<T, acc, int, pair<out, out>>

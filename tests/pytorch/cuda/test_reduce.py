@@ -127,6 +127,21 @@ def test_long_rows_with_nan(cuda):
         assert torch.equal(f(x.to(cuda)).cpu(), f(x))
 
 
+@pytest.mark.parametrize("dtype", [torch.bool, torch.float32, torch.int64, torch.uint8])
+def test_all_any(cuda, dtype):
+    g = torch.Generator().manual_seed(37)
+    x = (torch.rand(9, 70, generator=g) > 0.03).to(dtype)   # mostly nonzero
+    x[2] = 1
+    x[5] = 0
+    if dtype == torch.float32:
+        x[7, 3] = float("nan")                                # nonzero
+    for f in (lambda t: t.all(), lambda t: t.any(), lambda t: t.all(1), lambda t: t.any(1),
+              lambda t: t.all(0), lambda t: t.any(0, keepdim=True), lambda t: t.t().all(1)):
+        want = f(x)
+        got = f(x.to(cuda)).cpu()
+        assert got.dtype == want.dtype and torch.equal(got, want)
+
+
 def test_aminmax(cuda):
     x = make((13, 29), seed=7)
     for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True}):
