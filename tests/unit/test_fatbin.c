@@ -156,6 +156,7 @@ static const kernel_ref kernels[] = {
     { "kbig", 3,
       { sizeof(struct tfl_big), sizeof(unsigned char),
         sizeof(unsigned long long *) } },
+    { "khuge", 2, { sizeof(struct tfl_huge), sizeof(int *) } },
 };
 #define NKERNELS ((int)(sizeof kernels / sizeof *kernels))
 
@@ -554,14 +555,40 @@ static int list_and_extract(const uint8_t *p, size_t n, char *err, size_t el)
     return k;
 }
 
+/* Cut points worth trying in a single-container image: every byte of the
+ * first 256, a few bytes around every header boundary (container header,
+ * each entry header, each payload end), and a stride through the rest. */
+static uint8_t *cut_points(const uint8_t *p, size_t n)
+{
+    uint8_t *m = calloc(n + 1, 1);
+    size_t offs[17];
+    int ne = entry_offsets(p, n, offs, 16);
+    for (size_t i = 0; i <= n; i++)
+        m[i] = i < 256 || i % 97 == 0;
+    for (int e = 0; e <= ne; e++) {
+        uint32_t ehs = 0;
+        if (e < ne)
+            memcpy(&ehs, p + offs[e] + 4, 4);
+        size_t marks[] = { offs[e], offs[e] + 16, offs[e] + 64, offs[e] + ehs };
+        for (size_t k = 0; k < sizeof marks / sizeof *marks; k++)
+            for (size_t d = 0; d < 5; d++)
+                if (marks[k] + d >= 2 && marks[k] + d - 2 <= n)
+                    m[marks[k] + d - 2] = 1;
+    }
+    return m;
+}
+
 static void test_truncation(const char *file)
 {
     char err[256];
     buf img = read_input(file);
     if (!img.p)
         return;
+    uint8_t *cuts = cut_points(img.p, img.n);
     /* every proper prefix of a single container is incomplete: -1 */
     for (size_t cut = 1; cut < img.n; cut++) {
+        if (!cuts[cut])
+            continue;
         uint8_t *c = exact_copy(img.p, cut);
         err[0] = 0;
         int n = tfl_fatbin_list(c, cut, NULL, 0, err, sizeof err);
@@ -576,6 +603,8 @@ static void test_truncation(const char *file)
     int ne = entry_offsets(img.p, img.n, offs, 16);
     CHECK(ne == 4 && offs[ne] == img.n, "%s: independent walk: %d", file, ne);
     for (size_t claim = 0; claim + 16 <= img.n; claim++) {
+        if (!cuts[claim + 16])
+            continue;
         uint8_t *c = exact_copy(img.p, 16 + claim);
         put64(c + 8, claim);
         int want = -1;
@@ -587,6 +616,7 @@ static void test_truncation(const char *file)
               claim, n, want, err);
         free(c);
     }
+    free(cuts);
     free(img.p);
 }
 
@@ -711,18 +741,81 @@ static void test_cubin_args(void)
     CHECK(tfl_cubin_param_sizes("not an elf at all, just text, long enough "
                                 "to pass the size test .......", 70, "kadd",
                                 s, 4) == -1, "text is not an ELF");
+    /* khuge's parameter records (EIATTR_KPARAM_INFO_V2, "04 45 0c 00")
+     * renamed to an unknown attribute: its parameter bank is not empty, so
+     * the answer must be "unknown" (-1), never "no parameters" (0). */
+    int renamed = 0;
+    for (size_t i = 0; i + 4 <= cub.n; i++)
+        if (memcmp(cub.p + i, "\x04\x45\x0c\x00", 4) == 0)
+            cub.p[i + 1] = 0x46, renamed++;
+    CHECK(renamed == 2, "khuge: %d V2 records found", renamed);
+    CHECK(tfl_cubin_param_sizes(cub.p, cub.n, "khuge", s, 4) == -1,
+          "unknown parameter records must give -1");
+    CHECK(tfl_cubin_param_sizes(cub.p, cub.n, "kadd", s, 4) == 3,
+          "other kernels unaffected");
     free(cub.p);
 }
 #endif /* TFL_FATBIN_TEST_DIR */
+
+/* tests/fuzz/<sub>, found next to this source file. */
+static void fuzz_path(char *dir, size_t n, const char *sub)
+{
+    const char *here = __FILE__; /* .../tests/unit/test_fatbin.c */
+    const char *slash = strrchr(here, '/');
+    int plen = slash ? (int)(slash - here) : 1;
+    snprintf(dir, n, "%.*s/../fuzz/%s", plen, slash ? here : ".", sub);
+}
+
+/* Hand-made inputs in regressions/fatbin (see the file names): the
+ * outcome each was made to provoke. */
+static void test_crafted(void)
+{
+    char path[1024], err[256];
+    tfl_fatbin_entry es[4];
+    uint8_t *out = NULL;
+    size_t len;
+
+    fuzz_path(path, sizeof path, "regressions/fatbin/zstd-frame-cut.fatbin");
+    buf a = read_path(path);
+    CHECK(a.p && tfl_fatbin_list(a.p, a.n, es, 4, err, sizeof err) == 1 &&
+          tfl_fatbin_extract(&es[0], &out, &len, err, sizeof err) == -1 &&
+          strstr(err, "zstd"), "cut zstd frame: '%s'", err);
+    free(a.p);
+
+    fuzz_path(path, sizeof path, "regressions/fatbin/lz4-max-ratio-garbage.fatbin");
+    buf b = read_path(path);
+    CHECK(b.p && tfl_fatbin_list(b.p, b.n, es, 4, err, sizeof err) == 1 &&
+          tfl_fatbin_extract(&es[0], &out, &len, err, sizeof err) == -1 &&
+          strstr(err, "LZ4"), "LZ4 garbage: '%s'", err);
+    /* one byte more than LZ4 can produce is refused by list already */
+    if (b.p) {
+        uint64_t us;
+        memcpy(&us, b.p + 16 + 56, 8);
+        us++;
+        memcpy(b.p + 16 + 56, &us, 8);
+        CHECK(tfl_fatbin_list(b.p, b.n, es, 4, err, sizeof err) == -1,
+              "LZ4 ratio bound");
+    }
+    free(b.p);
+
+    fuzz_path(path, sizeof path,
+              "regressions/fatbin/lto-skip-and-empty-container.fatbin");
+    buf c = read_path(path);
+    int n = c.p ? tfl_fatbin_list(c.p, c.n, es, 4, err, sizeof err) : -2;
+    CHECK(n == 1 && es[0].kind == TFL_FB_PTX && es[0].ptx_version == 90,
+          "LTO-IR entry must be skipped: %d (%s)", n, err);
+    char *t = c.p ? tfl_fatbin_pick_ptx(c.p, c.n, err, sizeof err) : NULL;
+    CHECK(t && strcmp(t, ".version 9.0\n.target sm_80\n.address_size 64\n") == 0,
+          "crafted PTX text: %s", t ? t : err);
+    free(t);
+    free(c.p);
+}
 
 /* Replay a folder through the fuzz harness; returns the file count. */
 static int replay_dir(const char *sub)
 {
     char dir[1024];
-    const char *here = __FILE__; /* .../tests/unit/test_fatbin.c */
-    const char *slash = strrchr(here, '/');
-    int plen = slash ? (int)(slash - here) : 1;
-    snprintf(dir, sizeof dir, "%.*s/../fuzz/%s", plen, slash ? here : ".", sub);
+    fuzz_path(dir, sizeof dir, sub);
     DIR *d = opendir(dir);
     if (!d)
         return -1;
@@ -765,6 +858,7 @@ int main(void)
     fprintf(stderr, "test_fatbin: nvcc not found at configure time; "
             "only the fuzz corpus and regressions are replayed\n");
 #endif
+    test_crafted();
     int seeds = replay_dir("corpus/fatbin");
     int regs = replay_dir("regressions/fatbin");
     CHECK(seeds > 0, "no seed corpus found next to %s", __FILE__);
