@@ -97,6 +97,8 @@ typedef enum tfl_ew_code {
     TFL_EW_BITWISE_XOR,
     TFL_EW_DIV_TRUNC_INV,   /* trunc(a * p0), p0 = 1 / divisor          */
     TFL_EW_DIV_FLOOR_INV,   /* floor division by p0 using p1 = 1 / p0    */
+    TFL_EW_ARANGE,          /* out[i] = p0 + p1 * i over a 1-d output, computed
+                               in `compute` (no inputs)                  */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 

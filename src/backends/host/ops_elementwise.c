@@ -63,7 +63,7 @@ static int int_capable(int code)
 static int arity(int code)
 {
     switch (code) {
-    case TFL_EW_FILL:
+    case TFL_EW_FILL: case TFL_EW_ARANGE:
         return 0;
     case TFL_EW_ADD: case TFL_EW_MUL: case TFL_EW_DIV: case TFL_EW_POW: case TFL_EW_MAXIMUM:
     case TFL_EW_MINIMUM: case TFL_EW_EQ: case TFL_EW_NE: case TFL_EW_LT: case TFL_EW_LE:
@@ -579,6 +579,38 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
     return TFL_OK;
 }
 
+/* out[i] = start + step * i in the compute type (float arithmetic for
+ * float outputs, as the GPU does), i the flat index of a 1-d output. */
+static tfl_status arange(const tfl_elementwise_op *op, const ew_iter *it, int64_t n)
+{
+    if (it->ndim != 1)
+        return TFL_ERR_UNSUPPORTED;
+    char *o = op->operand[0].data;
+    int64_t so = it->st[0][0];
+    int od = op->operand[0].dtype;
+    for (int64_t s0 = 0; s0 < n; s0 += CHUNK) {
+        int64_t m = n - s0 < CHUNK ? n - s0 : CHUNK;
+        if (is_int(op->compute)) {
+            for (int64_t j = 0; j < m; j++)
+                bufs.i[0][j] = (int64_t)((uint64_t)op->param_i[0] +
+                                         (uint64_t)op->param_i[1] * (uint64_t)(s0 + j));
+            store_i64(od, o + s0 * so, so, m, bufs.i[0]);
+        } else if (op->compute == TFL_DT_F32) {
+            float a = (float)op->param_f[0], d = (float)op->param_f[1];
+            for (int64_t j = 0; j < m; j++) {
+                float inc = d * (float)(s0 + j);
+                bufs.f[0][j] = a + inc;
+            }
+            store_f64(od, o + s0 * so, so, m, bufs.f[0]);
+        } else {
+            for (int64_t j = 0; j < m; j++)
+                bufs.f[0][j] = op->param_f[0] + op->param_f[1] * (double)(s0 + j);
+            store_f64(od, o + s0 * so, so, m, bufs.f[0]);
+        }
+    }
+    return TFL_OK;
+}
+
 tfl_status host_elementwise(const tfl_elementwise_op *op)
 {
     if (!host_elementwise_supported(op))
@@ -598,6 +630,8 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
     if (total == 0)
         return TFL_OK;
     coalesce(&it);
+    if (op->code == TFL_EW_ARANGE)
+        return arange(op, &it, total);
 
     /* Integer domain only when the op is integral end to end. */
     int domain_int = is_int(op->compute) && int_capable(op->code);

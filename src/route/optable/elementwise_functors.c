@@ -338,3 +338,47 @@ int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)
     f->const_pos = wrap == 2 ? 1 : 2;
     return 1;
 }
+
+/* arange_cuda_out's lambda [xstart, xstep](int64_t i) -> scalar_t, one per
+ * dispatched type.  The name does not carry scalar_t: the inner dispatch
+ * lambda's index does, in AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16)'s case
+ * order (Byte, Char, Int, Long, Short, Double, Float, Half, BFloat16).  The
+ * captures are accscalar_t (int64 for integers, float for the float
+ * types, double), in capture-list order, plus nvcc's pointer; the sizes
+ * (24 for the 8-byte accumulators, 16 for float) are checked against the
+ * cubin. */
+int tfl_ew_parse_index_functor(const char *s, tfl_ew_functor *f)
+{
+    static const tfl_dtype out_of[10] = { TFL_DT_COUNT, TFL_DT_U8, TFL_DT_I8, TFL_DT_I32,
+        TFL_DT_I64, TFL_DT_COUNT /* short */, TFL_DT_F64, TFL_DT_F32, TFL_DT_F16, TFL_DT_BF16 };
+    memset(f, 0, sizeof *f);
+    if (strncmp(s, "arange_cuda_out(", 16) != 0)
+        return 0;
+    const char *q = strstr(s, "::{lambda()#");
+    q = q ? strstr(q + 1, "::{lambda()#") : NULL;
+    if (!q || !strstr(q, "{lambda(long)#1}"))
+        return 0;
+    int k = atoi(q + strlen("::{lambda()#"));
+    if (k < 1 || k > 9 || out_of[k] == TFL_DT_COUNT)
+        return 0;
+    tfl_dtype out = out_of[k];
+    tfl_dtype acc = out == TFL_DT_F64 ? TFL_DT_F64
+                  : (out == TFL_DT_F32 || out == TFL_DT_F16 || out == TFL_DT_BF16) ? TFL_DT_F32
+                  : TFL_DT_I64;
+    size_t as = tfl_pt_dtype_size(acc);
+    f->name = "arange";
+    f->code = TFL_EW_ARANGE;
+    f->arity = 0;
+    f->out_dt = out;
+    f->compute = acc;
+    f->nfield = 2;
+    f->field[0].off = 0;                       /* xstart */
+    f->field[0].role = TFL_EWP_PARAM0;
+    f->field[0].dtype = (uint8_t)acc;
+    f->field[1].off = (uint16_t)as;            /* xstep */
+    f->field[1].role = TFL_EWP_PARAM1;
+    f->field[1].dtype = (uint8_t)acc;
+    f->size = tfl_pt_align(2 * as, 8) + 8;
+    f->align = 8;
+    return 1;
+}

@@ -419,3 +419,16 @@ def test_misaligned_views(cuda, offset):
           torch.where(x[offset:] > 0, x[offset:], x[:-offset]))
     h = x.half()
     check(h.to(cuda)[offset:] + 1, h[offset:] + 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8,
+                                   torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_arange(cuda, dtype):
+    check(torch.arange(100, dtype=dtype, device=cuda), torch.arange(100, dtype=dtype), True)
+    check(torch.arange(3, 90, 7, dtype=dtype, device=cuda), torch.arange(3, 90, 7, dtype=dtype), True)
+    if dtype.is_floating_point:
+        check(torch.arange(-1.5, 2.5, 0.25, dtype=dtype, device=cuda),
+              torch.arange(-1.5, 2.5, 0.25, dtype=dtype), True)
+    elif dtype != torch.uint8:
+        check(torch.arange(10, -20, -3, dtype=dtype, device=cuda),
+              torch.arange(10, -20, -3, dtype=dtype), True)
