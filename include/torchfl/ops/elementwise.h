@@ -99,6 +99,30 @@ typedef enum tfl_ew_code {
     TFL_EW_DIV_FLOOR_INV,   /* floor division by p0 using p1 = 1 / p0    */
     TFL_EW_ARANGE,          /* out[i] = p0 + p1 * i over a 1-d output, computed
                                in `compute` (no inputs)                  */
+    /* C99 math of a (or a, b), and: frac = a - trunc(a), mish = a *
+     * tanh(log1p(exp(a))), log_sigmoid = min(a, 0) - log1p(exp(-|a|)),
+     * logaddexp = log(exp(a) + exp(b)), xlogy = a * log(b) (0 where a == 0,
+     * NaN where b is NaN) */
+    TFL_EW_LOG2,
+    TFL_EW_LOG10,
+    TFL_EW_TAN,
+    TFL_EW_ATAN,
+    TFL_EW_ASIN,
+    TFL_EW_ACOS,
+    TFL_EW_SINH,
+    TFL_EW_COSH,
+    TFL_EW_ASINH,
+    TFL_EW_ACOSH,
+    TFL_EW_ATANH,
+    TFL_EW_FRAC,
+    TFL_EW_MISH,
+    TFL_EW_LOG_SIGMOID,
+    TFL_EW_HYPOT,
+    TFL_EW_COPYSIGN,
+    TFL_EW_LOGADDEXP,
+    TFL_EW_FMAX,
+    TFL_EW_FMIN,
+    TFL_EW_XLOGY,
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 

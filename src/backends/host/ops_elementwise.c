@@ -74,6 +74,8 @@ static int arity(int code)
     case TFL_EW_LOGICAL_OR: case TFL_EW_LOGICAL_XOR: case TFL_EW_LERP_SCALAR:
     case TFL_EW_DIV_TRUNC: case TFL_EW_DIV_FLOOR: case TFL_EW_FMOD: case TFL_EW_REMAINDER:
     case TFL_EW_ATAN2: case TFL_EW_BITWISE_AND: case TFL_EW_BITWISE_OR: case TFL_EW_BITWISE_XOR:
+    case TFL_EW_HYPOT: case TFL_EW_COPYSIGN: case TFL_EW_LOGADDEXP: case TFL_EW_FMAX:
+    case TFL_EW_FMIN: case TFL_EW_XLOGY:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
     case TFL_EW_ADDCDIV:
@@ -327,6 +329,36 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         }                                                                         \
         break;                                                                    \
     case TFL_EW_ATAN2: for (i = 0; i < n; i++) o[i] = atan2##F(a[i], b[i]); break; \
+    case TFL_EW_LOG2: for (i = 0; i < n; i++) o[i] = log2##F(a[i]); break; \
+    case TFL_EW_LOG10: for (i = 0; i < n; i++) o[i] = log10##F(a[i]); break; \
+    case TFL_EW_TAN: for (i = 0; i < n; i++) o[i] = tan##F(a[i]); break; \
+    case TFL_EW_ATAN: for (i = 0; i < n; i++) o[i] = atan##F(a[i]); break; \
+    case TFL_EW_ASIN: for (i = 0; i < n; i++) o[i] = asin##F(a[i]); break; \
+    case TFL_EW_ACOS: for (i = 0; i < n; i++) o[i] = acos##F(a[i]); break; \
+    case TFL_EW_SINH: for (i = 0; i < n; i++) o[i] = sinh##F(a[i]); break; \
+    case TFL_EW_COSH: for (i = 0; i < n; i++) o[i] = cosh##F(a[i]); break; \
+    case TFL_EW_ASINH: for (i = 0; i < n; i++) o[i] = asinh##F(a[i]); break; \
+    case TFL_EW_ACOSH: for (i = 0; i < n; i++) o[i] = acosh##F(a[i]); break; \
+    case TFL_EW_ATANH: for (i = 0; i < n; i++) o[i] = atanh##F(a[i]); break; \
+    case TFL_EW_FRAC: for (i = 0; i < n; i++) o[i] = a[i] - trunc##F(a[i]); break; \
+    case TFL_EW_MISH: for (i = 0; i < n; i++) o[i] = a[i] * tanh##F(log1p##F(exp##F(a[i]))); break; \
+    case TFL_EW_LOG_SIGMOID: for (i = 0; i < n; i++) o[i] = (a[i] < 0 ? a[i] : 0) - log1p##F(exp##F(-fabs##F(a[i]))); break; \
+    case TFL_EW_HYPOT: for (i = 0; i < n; i++) o[i] = hypot##F(a[i], b[i]); break; \
+    case TFL_EW_COPYSIGN: for (i = 0; i < n; i++) o[i] = copysign##F(a[i], b[i]); break; \
+    case TFL_EW_FMAX: for (i = 0; i < n; i++) o[i] = fmax##F(a[i], b[i]); break; \
+    case TFL_EW_FMIN: for (i = 0; i < n; i++) o[i] = fmin##F(a[i], b[i]); break; \
+    case TFL_EW_LOGADDEXP:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i], y = b[i];                                                 \
+            if (isinf(x) && x == y) { o[i] = x; continue; }                       \
+            T m = x > y ? x : y;                                                  \
+            o[i] = m + log1p##F(exp##F(-fabs##F(x - y)));                         \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_XLOGY:                                                            \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = isnan(b[i]) ? b[i] : a[i] == 0 ? 0 : a[i] * log##F(b[i]);      \
+        break;                                                                    \
     case TFL_EW_DIV_TRUNC_INV: for (i = 0; i < n; i++) o[i] = trunc##F(a[i] * p0); break; \
     case TFL_EW_DIV_FLOOR_INV:                                                    \
         for (i = 0; i < n; i++) {                                                 \

@@ -30,7 +30,7 @@ const char *tfl_ew_code_name(int code)
         "round", "trunc", "logical_and", "logical_or", "logical_xor", "bitwise_not", "lerp",
         "lerp_scalar", "addcmul", "addcdiv", "div_trunc", "div_floor", "fmod", "remainder",
         "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "div_trunc", "div_floor",
-        "arange",
+        "arange", "log2", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "frac", "mish", "log_sigmoid", "hypot", "copysign", "logaddexp", "fmax", "fmin", "xlogy",
     };
     return code >= 0 && code < TFL_EW_CODE_COUNT && names[code] ? names[code] : "?";
 }

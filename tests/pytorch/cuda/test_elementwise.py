@@ -432,3 +432,35 @@ def test_arange(cuda, dtype):
     elif dtype != torch.uint8:
         check(torch.arange(10, -20, -3, dtype=dtype, device=cuda),
               torch.arange(10, -20, -3, dtype=dtype), True)
+
+
+MATH_UNARY = {
+    "log2": lambda x: torch.log2(x.abs() + 0.1), "log10": lambda x: torch.log10(x.abs() + 0.1),
+    "tan": lambda x: torch.tan(x / 2), "atan": torch.atan, "asin": lambda x: torch.asin(x / 4),
+    "acos": lambda x: torch.acos(x / 4), "sinh": torch.sinh, "cosh": torch.cosh,
+    "asinh": torch.asinh, "acosh": lambda x: torch.acosh(x.abs() + 1), "atanh": lambda x: torch.atanh(x / 4),
+    "frac": torch.frac, "mish": F.mish, "logsigmoid": F.logsigmoid,
+}
+MATH_BINARY = {
+    "hypot": torch.hypot, "copysign": torch.copysign, "logaddexp": torch.logaddexp,
+    "fmax": torch.fmax, "fmin": torch.fmin, "xlogy": lambda a, b: torch.xlogy(a, b.abs()),
+}
+
+
+@pytest.mark.parametrize("op", list(MATH_UNARY))
+def test_math_unary(cuda, op):
+    f = MATH_UNARY[op]
+    x = make((45, 23), seed=30) * 3
+    check(f(x.to(cuda)), f(x))
+    check(f(x.to(cuda).t()), f(x.t()))
+
+
+@pytest.mark.parametrize("op", list(MATH_BINARY))
+def test_math_binary(cuda, op):
+    f = MATH_BINARY[op]
+    a, b = make((45, 23), seed=31) * 3, make((45, 23), seed=32) * 3
+    a[0, :3] = 0
+    a[1, 0], b[1, 1] = float("nan"), float("nan")
+    a[2, 0] = b[2, 0] = float("inf")
+    check(f(a.to(cuda), b.to(cuda)), f(a, b))
+    check(f(a.to(cuda), b.to(cuda)[0]), f(a, b[0]))
