@@ -25,7 +25,7 @@
 #define TFL_EW_MAX_DIMS 25
 #define TFL_EW_MAX_OPERANDS 4
 
-/* What the op computes.  a, b, c are inputs 1, 2, 3; p0, p1 are param_f
+/* What the op computes.  a, b, c are inputs 1, 2, 3; p0..p3 are param_f
  * (param_i for integer compute types). */
 typedef enum tfl_ew_code {
     TFL_EW_FILL = 0,        /* out = p0 (no inputs)                      */
@@ -123,6 +123,9 @@ typedef enum tfl_ew_code {
     TFL_EW_FMAX,
     TFL_EW_FMIN,
     TFL_EW_XLOGY,
+    TFL_EW_ELU,             /* a > 0 ? a * p1 : expm1(a * p2) * p0        */
+    TFL_EW_ELU_BACKWARD,    /* a = dy, b = x (p3 = 0) or elu(x) (p3 = 1)  */
+    TFL_EW_HARDTANH_BACKWARD, /* a = dy, b = x: b <= p0 || b >= p1 ? 0 : a */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 
@@ -142,8 +145,8 @@ typedef struct tfl_elementwise_op {
     int ndim;                /* 1..TFL_EW_MAX_DIMS                        */
     int64_t shape[TFL_EW_MAX_DIMS];
     tfl_ew_operand operand[TFL_EW_MAX_OPERANDS]; /* [0] = output          */
-    double param_f[2];
-    int64_t param_i[2];
+    double param_f[4];
+    int64_t param_i[4];
 } tfl_elementwise_op;
 
 #endif

@@ -75,7 +75,7 @@ static int arity(int code)
     case TFL_EW_DIV_TRUNC: case TFL_EW_DIV_FLOOR: case TFL_EW_FMOD: case TFL_EW_REMAINDER:
     case TFL_EW_ATAN2: case TFL_EW_BITWISE_AND: case TFL_EW_BITWISE_OR: case TFL_EW_BITWISE_XOR:
     case TFL_EW_HYPOT: case TFL_EW_COPYSIGN: case TFL_EW_LOGADDEXP: case TFL_EW_FMAX:
-    case TFL_EW_FMIN: case TFL_EW_XLOGY:
+    case TFL_EW_FMIN: case TFL_EW_XLOGY: case TFL_EW_ELU_BACKWARD: case TFL_EW_HARDTANH_BACKWARD:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
     case TFL_EW_ADDCDIV:
@@ -169,11 +169,13 @@ static void store_i64(int dt, char *p, int64_t st, int64_t n, const int64_t *v)
 #define K_INV_SQRT_2PI 0.3989422804014327
 
 /* One op over n elements of type T (float or double), math functions
- * named by F (f or nothing).  a, b, c may be NULL when unused. */
+ * named by F (f or nothing).  a, b, c may be NULL when unused; p holds
+ * the four scalar parameters. */
 #define EW_ROW(T, F, NAME)                                                        \
 static int NAME(int code, int64_t n, T *o, const T *a,        \
-                const T *b, const T *c, T p0, T p1)             \
+                const T *b, const T *c, const T *p)                               \
 {                                                                                 \
+    const T p0 = p[0], p1 = p[1], p2 = p[2], p3 = p[3];                           \
     int64_t i;                                                                    \
     switch (code) {                                                               \
     case TFL_EW_FILL: for (i = 0; i < n; i++) o[i] = p0; break;                   \
@@ -360,6 +362,19 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
             o[i] = isnan(b[i]) ? b[i] : a[i] == 0 ? 0 : a[i] * log##F(b[i]);      \
         break;                                                                    \
     case TFL_EW_DIV_TRUNC_INV: for (i = 0; i < n; i++) o[i] = trunc##F(a[i] * p0); break; \
+    case TFL_EW_ELU:                                                              \
+        for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] * p1 : expm1##F(a[i] * p2) * p0; \
+        break;                                                                    \
+    case TFL_EW_ELU_BACKWARD:                                                     \
+        for (i = 0; i < n; i++) {                                                 \
+            if (b[i] > 0) o[i] = a[i] * p1;                                       \
+            else if (p3 != 0) o[i] = a[i] * p2 * (b[i] + p0);                     \
+            else o[i] = a[i] * p2 * p0 * exp##F(b[i] * p2);                       \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDTANH_BACKWARD:                                                \
+        for (i = 0; i < n; i++) o[i] = (b[i] <= p0 || b[i] >= p1) ? 0 : a[i];     \
+        break;                                                                    \
     case TFL_EW_DIV_FLOOR_INV:                                                    \
         for (i = 0; i < n; i++) {                                                 \
             T x = a[i], mod = fmod##F(x, p0), div = (x - mod) * p1, fl;           \
@@ -571,8 +586,9 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
                     in[k - 1] = (const float *)(ptr[k] + s0 * 4);
                 }
             }
-            if (!row_f32(op->code, m, (float *)(ptr[0] + s0 * 4), in[0], in[1], in[2],
-                         (float)op->param_f[0], (float)op->param_f[1]))
+            const float pf[4] = { (float)op->param_f[0], (float)op->param_f[1],
+                                  (float)op->param_f[2], (float)op->param_f[3] };
+            if (!row_f32(op->code, m, (float *)(ptr[0] + s0 * 4), in[0], in[1], in[2], pf))
                 return TFL_ERR_UNSUPPORTED;
             continue;
         }
@@ -602,8 +618,7 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
                 }
                 in[k - 1] = bufs.f[k];
             }
-            if (!row_f64(op->code, m, bufs.f[0], in[0], in[1], in[2], op->param_f[0],
-                         op->param_f[1]))
+            if (!row_f64(op->code, m, bufs.f[0], in[0], in[1], in[2], op->param_f))
                 return TFL_ERR_UNSUPPORTED;
             store_f64(op->operand[0].dtype, ptr[0] + s0 * st[0], st[0], m, bufs.f[0]);
         }

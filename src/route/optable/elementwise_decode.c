@@ -193,10 +193,12 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
         if (!tfl_pt_load_scalar(fb + f->off, (tfl_dtype)f->dtype, &vf, &vi))
             return TFL_ERR_UNSUPPORTED;
         switch (f->role) {
-        case TFL_EWP_PARAM0: case TFL_EWP_PARAM1:
-            op->param_f[f->role] = vf;
-            op->param_i[f->role] = vi;
+        case TFL_EWP_PARAM0: case TFL_EWP_PARAM1: case TFL_EWP_PARAM2: case TFL_EWP_PARAM3: {
+            int slot = f->role <= TFL_EWP_PARAM1 ? f->role : f->role - TFL_EWP_PARAM2 + 2;
+            op->param_f[slot] = vf;
+            op->param_i[slot] = vi;
             break;
+        }
         case TFL_EWP_SELECT:
             if (vi < 0 || vi >= fn->nsel) {
                 snprintf(err, errlen, "elementwise %s: unknown variant %lld", fn->name,

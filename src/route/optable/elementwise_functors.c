@@ -13,7 +13,7 @@
  * Capture layouts come from PyTorch 2.11's sources and are checked against
  * the cubin parameter sizes (tests/unit/test_ops_elementwise.c).  Capture
  * type letters: T = the functor's scalar_t, O = its opmath type (float for
- * Half/BFloat16), i = a 4-byte enum.
+ * Half/BFloat16), i = a 4-byte enum, b = a bool.
  */
 #include "route/optable/elementwise_table.h"
 #include "route/optable/pt_abi.h"
@@ -31,7 +31,7 @@ typedef struct ew_entry {
     int out_kind;            /* 0: scalar_t, 1: bool, 2: Half, 3: BFloat16 */
     int wrapped;             /* lambda with captures or [=]: +8-byte ptr  */
     const char *caps;        /* capture types, layout order               */
-    signed char role[3];     /* per capture: TFL_EWP_*                    */
+    signed char role[4];     /* per capture: TFL_EWP_*                    */
     const int *sel;
     int nsel;
     const char *name;
@@ -42,7 +42,7 @@ static const int sel_eq[] = { TFL_EW_EQ, TFL_EW_NE };
 static const int sel_cmp[] = { TFL_EW_GE, TFL_EW_GT, TFL_EW_LE, TFL_EW_LT };
 static const int sel_clamp[] = { TFL_EW_CLAMP_MIN, TFL_EW_CLAMP_MAX, TFL_EW_CLAMP };
 
-#define NOCAP NULL, { -1, -1, -1 }, NULL, 0
+#define NOCAP NULL, { -1, -1, -1, -1 }, NULL, 0
 static const ew_entry table[] = {
     /* structs */
     { "FillFunctor", 1, 0, 0, 0, TFL_EW_FILL, 0, 0, "T", { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "fill", 0 },
@@ -149,6 +149,12 @@ static const ew_entry table[] = {
     { "fmax_kernel_cuda", 0, 0, 0, 2, TFL_EW_FMAX, 0, 0, NOCAP, "fmax", 0 },
     { "fmin_kernel_cuda", 0, 0, 0, 2, TFL_EW_FMIN, 0, 0, NOCAP, "fmin", 0 },
     { "xlogy_kernel_cuda", 0, 0, 0, 2, TFL_EW_XLOGY, 0, 0, NOCAP, "xlogy", 0 },
+    { "elu_kernel", 0, 0, 0, 1, TFL_EW_ELU, 0, 1, "OOO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, -1 }, NULL, 0, "elu", 0 },
+    { "elu_backward_kernel", 0, 0, 0, 2, TFL_EW_ELU_BACKWARD, 0, 1, "OOOb",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, TFL_EWP_PARAM3 }, NULL, 0, "elu_backward", 0 },
+    { "hardtanh_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDTANH_BACKWARD, 0, 1, "OO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "hardtanh_backward", 0 },
     /* divisor a CPU scalar: the lambda keeps its reciprocal (and value) */
     { "binary_internal::div_trunc_kernel_cuda", 0, 0, 0, 1, TFL_EW_DIV_TRUNC_INV, 0, 1, "O",
       { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "div_trunc", 0 },
@@ -176,7 +182,7 @@ static int layout(const ew_entry *e, tfl_dtype t, tfl_ew_functor *f)
     size_t off = 0, al = 1;
     int n = 0;
     for (const char *c = e->caps; c && *c; c++, n++) {
-        tfl_dtype dt = *c == 'T' ? t : *c == 'O' ? opmath(t) : TFL_DT_I32;
+        tfl_dtype dt = *c == 'T' ? t : *c == 'O' ? opmath(t) : *c == 'b' ? TFL_DT_BOOL : TFL_DT_I32;
         size_t sz = tfl_pt_dtype_size(dt);
         if (!sz || sz > 8)
             return 0;               /* complex captures: not mapped */

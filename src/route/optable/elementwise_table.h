@@ -24,7 +24,9 @@ enum {
     TFL_EWP_PARAM1 = 1,      /* -> param[1]                                 */
     TFL_EWP_SELECT = 2,      /* an enum choosing the op code (sel table)    */
     TFL_EWP_CONST_A = 3,     /* the constant first input                    */
-    TFL_EWP_CONST_B = 4      /* the constant second input                   */
+    TFL_EWP_CONST_B = 4,     /* the constant second input                   */
+    TFL_EWP_PARAM2 = 5,      /* -> param[2]                                 */
+    TFL_EWP_PARAM3 = 6       /* -> param[3]                                 */
 };
 
 typedef struct tfl_ew_field {
@@ -46,7 +48,7 @@ typedef struct tfl_ew_functor {
     int const_pos;           /* 0, or 1/2: op input that is a constant      */
     size_t size, align;      /* sizeof / alignof the functor                */
     int nfield;
-    tfl_ew_field field[4];
+    tfl_ew_field field[5];
 } tfl_ew_functor;
 
 typedef struct tfl_ew_plan {

@@ -221,6 +221,8 @@ UNARY = {
     "relu": torch.relu, "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu, "softplus": F.softplus, "softplus_beta": lambda x: F.softplus(x, 2.0, 1.5),
     "leaky_relu": lambda x: F.leaky_relu(x, 0.1),
+    "elu": F.elu, "selu": F.selu, "celu": lambda x: F.celu(x, 0.7),
+    "hardtanh": lambda x: F.hardtanh(x, -0.5, 1.2), "relu6": F.relu6,
 }
 
 
@@ -305,7 +307,8 @@ def test_nan_propagation(cuda):
 
 
 @pytest.mark.parametrize("act", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid",
-                                 "softplus", "leaky_relu"])
+                                 "softplus", "leaky_relu", "elu", "selu", "celu", "hardtanh",
+                                 "relu6"])
 def test_activation_backward(cuda, act):
     f = UNARY[act]
     x = make((64, 48), seed=9) * 2
@@ -464,3 +467,17 @@ def test_math_binary(cuda, op):
     a[2, 0] = b[2, 0] = float("inf")
     check(f(a.to(cuda), b.to(cuda)), f(a, b))
     check(f(a.to(cuda), b.to(cuda)[0]), f(a, b[0]))
+
+
+def test_elu_inplace_backward(cuda):
+    # in-place elu saves its result: the backward kernel's is_result form
+    x = make((40, 30), seed=40) * 2
+    gy = make((40, 30), seed=41)
+    for dev in ("cpu", cuda):
+        xx = x.clone().to(dev).requires_grad_()
+        y = xx * 1.0
+        F.elu(y, alpha=0.8, inplace=True).backward(gy.to(dev))
+        if dev == "cpu":
+            want = xx.grad
+        else:
+            check(xx.grad, want)
