@@ -126,6 +126,10 @@ typedef enum tfl_ew_code {
     TFL_EW_ELU,             /* a > 0 ? a * p1 : expm1(a * p2) * p0        */
     TFL_EW_ELU_BACKWARD,    /* a = dy, b = x (p3 = 0) or elu(x) (p3 = 1)  */
     TFL_EW_HARDTANH_BACKWARD, /* a = dy, b = x: b <= p0 || b >= p1 ? 0 : a */
+    TFL_EW_HARDSWISH,       /* a * min(max(a + 3, 0), 6) / 6              */
+    TFL_EW_HARDSWISH_BACKWARD, /* a = dy, b = x                           */
+    TFL_EW_HARDSIGMOID,     /* min(max(a + 3, 0), 6) / 6                  */
+    TFL_EW_HARDSIGMOID_BACKWARD, /* a = dy, b = x                         */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 

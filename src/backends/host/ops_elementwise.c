@@ -76,6 +76,7 @@ static int arity(int code)
     case TFL_EW_ATAN2: case TFL_EW_BITWISE_AND: case TFL_EW_BITWISE_OR: case TFL_EW_BITWISE_XOR:
     case TFL_EW_HYPOT: case TFL_EW_COPYSIGN: case TFL_EW_LOGADDEXP: case TFL_EW_FMAX:
     case TFL_EW_FMIN: case TFL_EW_XLOGY: case TFL_EW_ELU_BACKWARD: case TFL_EW_HARDTANH_BACKWARD:
+    case TFL_EW_HARDSWISH_BACKWARD: case TFL_EW_HARDSIGMOID_BACKWARD:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
     case TFL_EW_ADDCDIV:
@@ -371,6 +372,25 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
             else if (p3 != 0) o[i] = a[i] * p2 * (b[i] + p0);                     \
             else o[i] = a[i] * p2 * p0 * exp##F(b[i] * p2);                       \
         }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSWISH:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T r = a[i] + 3 > 0 ? a[i] + 3 : 0;                                    \
+            o[i] = a[i] * (r < 6 ? r : 6) * ((T)1 / 6);                           \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSWISH_BACKWARD:                                               \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = b[i] < -3 ? 0 : b[i] <= 3 ? a[i] * (b[i] / 3 + (T)0.5) : a[i]; \
+        break;                                                                    \
+    case TFL_EW_HARDSIGMOID:                                                      \
+        for (i = 0; i < n; i++) {                                                 \
+            T r = a[i] + 3 > 0 ? a[i] + 3 : 0;                                    \
+            o[i] = (r < 6 ? r : 6) * ((T)1 / 6);                                  \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSIGMOID_BACKWARD:                                             \
+        for (i = 0; i < n; i++) o[i] = (b[i] > -3 && b[i] < 3) ? a[i] * ((T)1 / 6) : 0; \
         break;                                                                    \
     case TFL_EW_HARDTANH_BACKWARD:                                                \
         for (i = 0; i < n; i++) o[i] = (b[i] <= p0 || b[i] >= p1) ? 0 : a[i];     \

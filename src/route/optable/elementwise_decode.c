@@ -207,6 +207,8 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
             }
             code = fn->sel[vi];
             break;
+        case TFL_EWP_IGNORE:
+            break;
         default:
             cst.is_scalar = 1;
             cst.dtype = f->dtype;

@@ -155,6 +155,13 @@ static const ew_entry table[] = {
       { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, TFL_EWP_PARAM3 }, NULL, 0, "elu_backward", 0 },
     { "hardtanh_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDTANH_BACKWARD, 0, 1, "OO",
       { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "hardtanh_backward", 0 },
+    /* these capture only their fixed constants (0, 1/6, 3, 6, ...) */
+    { "hardswish_kernel", 0, 0, 0, 1, TFL_EW_HARDSWISH, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0, "hardswish", 0 },
+    { "hardswish_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDSWISH_BACKWARD, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0,
+      "hardswish_backward", 0 },
+    { "hardsigmoid_kernel", 0, 0, 0, 1, TFL_EW_HARDSIGMOID, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0, "hardsigmoid", 0 },
+    { "hardsigmoid_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDSIGMOID_BACKWARD, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0,
+      "hardsigmoid_backward", 0 },
     /* divisor a CPU scalar: the lambda keeps its reciprocal (and value) */
     { "binary_internal::div_trunc_kernel_cuda", 0, 0, 0, 1, TFL_EW_DIV_TRUNC_INV, 0, 1, "O",
       { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "div_trunc", 0 },
@@ -349,7 +356,7 @@ int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)
     /* A/BUnaryFunctor { inner f; arg-0 type of inner (its "opmath") c; } */
     tfl_dtype ct = in.in_dt[0];
     size_t cs = tfl_pt_dtype_size(ct);
-    if (!cs || cs > 8 || f->nfield >= 4)
+    if (!cs || cs > 8 || f->nfield >= (int)(sizeof f->field / sizeof f->field[0]))
         return 0;
     size_t off = tfl_pt_align(in.size, cs);
     f->field[f->nfield].off = (uint16_t)off;

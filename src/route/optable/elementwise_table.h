@@ -26,7 +26,8 @@ enum {
     TFL_EWP_CONST_A = 3,     /* the constant first input                    */
     TFL_EWP_CONST_B = 4,     /* the constant second input                   */
     TFL_EWP_PARAM2 = 5,      /* -> param[2]                                 */
-    TFL_EWP_PARAM3 = 6       /* -> param[3]                                 */
+    TFL_EWP_PARAM3 = 6,      /* -> param[3]                                 */
+    TFL_EWP_IGNORE = 7       /* a constant the op's definition already has  */
 };
 
 typedef struct tfl_ew_field {

@@ -223,6 +223,7 @@ UNARY = {
     "leaky_relu": lambda x: F.leaky_relu(x, 0.1),
     "elu": F.elu, "selu": F.selu, "celu": lambda x: F.celu(x, 0.7),
     "hardtanh": lambda x: F.hardtanh(x, -0.5, 1.2), "relu6": F.relu6,
+    "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
 }
 
 
@@ -308,7 +309,7 @@ def test_nan_propagation(cuda):
 
 @pytest.mark.parametrize("act", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid",
                                  "softplus", "leaky_relu", "elu", "selu", "celu", "hardtanh",
-                                 "relu6"])
+                                 "relu6", "hardswish", "hardsigmoid"])
 def test_activation_backward(cuda, act):
     f = UNARY[act]
     x = make((64, 48), seed=9) * 2
