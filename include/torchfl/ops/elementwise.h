@@ -130,6 +130,16 @@ typedef enum tfl_ew_code {
     TFL_EW_HARDSWISH_BACKWARD, /* a = dy, b = x                           */
     TFL_EW_HARDSIGMOID,     /* min(max(a + 3, 0), 6) / 6                  */
     TFL_EW_HARDSIGMOID_BACKWARD, /* a = dy, b = x                         */
+    TFL_EW_LOG_SIGMOID_BACKWARD,  /* a = x, b = dy */
+    TFL_EW_MSE,                   /* (a - b)^2 */
+    TFL_EW_MISH_BACKWARD,         /* a = dy, b = x */
+    TFL_EW_SIGNBIT,               /* -> 0/1 */
+    TFL_EW_ISPOSINF,              /* -> 0/1 */
+    TFL_EW_ISNEGINF,              /* -> 0/1 */
+    TFL_EW_PRELU,                 /* a > 0 ? a : b * a */
+    TFL_EW_GLU,                   /* a * sigmoid(b) */
+    TFL_EW_HEAVISIDE,             /* a == 0 ? b : a > 0 */
+    TFL_EW_XLOG1PY,               /* a * log1p(b), 0 where a == 0 */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 

@@ -77,6 +77,8 @@ static int arity(int code)
     case TFL_EW_HYPOT: case TFL_EW_COPYSIGN: case TFL_EW_LOGADDEXP: case TFL_EW_FMAX:
     case TFL_EW_FMIN: case TFL_EW_XLOGY: case TFL_EW_ELU_BACKWARD: case TFL_EW_HARDTANH_BACKWARD:
     case TFL_EW_HARDSWISH_BACKWARD: case TFL_EW_HARDSIGMOID_BACKWARD:
+    case TFL_EW_LOG_SIGMOID_BACKWARD: case TFL_EW_MSE: case TFL_EW_MISH_BACKWARD: case TFL_EW_PRELU:
+    case TFL_EW_GLU: case TFL_EW_HEAVISIDE: case TFL_EW_XLOG1PY:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
     case TFL_EW_ADDCDIV:
@@ -391,6 +393,30 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         break;                                                                    \
     case TFL_EW_HARDSIGMOID_BACKWARD:                                             \
         for (i = 0; i < n; i++) o[i] = (b[i] > -3 && b[i] < 3) ? a[i] * ((T)1 / 6) : 0; \
+        break;                                                                    \
+    case TFL_EW_LOG_SIGMOID_BACKWARD:                                             \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i], z = exp##F(-fabs##F(x));                                  \
+            T md = x < 0 ? 1 : 0, sg = x < 0 ? 1 : -1;                            \
+            o[i] = b[i] * (md - sg * (z / (1 + z)));                              \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_MSE: for (i = 0; i < n; i++) o[i] = (a[i] - b[i]) * (a[i] - b[i]); break; \
+    case TFL_EW_MISH_BACKWARD:                                                    \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = b[i], sg = 1 / (1 + exp##F(-x)), ts = tanh##F(log1p##F(exp##F(x))); \
+            o[i] = a[i] * (ts + x * sg * (1 - ts * ts));                          \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_SIGNBIT: for (i = 0; i < n; i++) o[i] = signbit(a[i]) != 0; break; \
+    case TFL_EW_ISPOSINF: for (i = 0; i < n; i++) o[i] = isinf(a[i]) && a[i] > 0; break; \
+    case TFL_EW_ISNEGINF: for (i = 0; i < n; i++) o[i] = isinf(a[i]) && a[i] < 0; break; \
+    case TFL_EW_PRELU: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : b[i] * a[i]; break; \
+    case TFL_EW_GLU: for (i = 0; i < n; i++) o[i] = a[i] * (1 / (1 + exp##F(-b[i]))); break; \
+    case TFL_EW_HEAVISIDE: for (i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : (T)(a[i] > 0); break; \
+    case TFL_EW_XLOG1PY:                                                          \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = isnan(b[i]) ? b[i] : a[i] == 0 ? 0 : a[i] * log1p##F(b[i]);    \
         break;                                                                    \
     case TFL_EW_HARDTANH_BACKWARD:                                                \
         for (i = 0; i < n; i++) o[i] = (b[i] <= p0 || b[i] >= p1) ? 0 : a[i];     \

@@ -224,6 +224,7 @@ UNARY = {
     "elu": F.elu, "selu": F.selu, "celu": lambda x: F.celu(x, 0.7),
     "hardtanh": lambda x: F.hardtanh(x, -0.5, 1.2), "relu6": F.relu6,
     "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
+    "logsigmoid": F.logsigmoid, "mish": F.mish,
 }
 
 
@@ -309,7 +310,7 @@ def test_nan_propagation(cuda):
 
 @pytest.mark.parametrize("act", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid",
                                  "softplus", "leaky_relu", "elu", "selu", "celu", "hardtanh",
-                                 "relu6", "hardswish", "hardsigmoid"])
+                                 "relu6", "hardswish", "hardsigmoid", "logsigmoid", "mish"])
 def test_activation_backward(cuda, act):
     f = UNARY[act]
     x = make((64, 48), seed=9) * 2
@@ -482,3 +483,20 @@ def test_elu_inplace_backward(cuda):
             want = xx.grad
         else:
             check(xx.grad, want)
+
+
+def test_more_pointwise(cuda):
+    a, b = make((40, 25), seed=50) * 2, make((40, 25), seed=51) * 2
+    a[0, :3] = torch.tensor([0.0, -0.0, float("inf")])
+    a[1, :2] = torch.tensor([-float("inf"), float("nan")])
+    ga, gb = a.to(cuda), b.to(cuda)
+    check(torch.signbit(ga), torch.signbit(a))
+    check(torch.isposinf(ga), torch.isposinf(a))
+    check(torch.isneginf(ga), torch.isneginf(a))
+    check(torch.heaviside(ga, gb), torch.heaviside(a, b))
+    check(torch.special.xlog1py(ga, gb.abs()), torch.special.xlog1py(a, b.abs()))
+    check(F.mse_loss(ga, gb, reduction="none"), F.mse_loss(a, b, reduction="none"))
+    w = torch.tensor([0.25])
+    check(F.prelu(ga, w.to(cuda)), F.prelu(a, w))
+    c = make((40, 26), seed=52)
+    check(F.glu(c.to(cuda)), F.glu(c))
