@@ -10,7 +10,8 @@
  *       contiguous; LoadWithCast/StoreWithCast carry the operands' dtypes;
  *   elementwise_kernel<128, vt, gpu_kernel_impl[_nocast]<F>(...)::{lambda(int)#1}>(int N, lambda)
  *       strided ("legacy"): the lambda holds OffsetCalculator<n>, the data
- *       pointers, f, and (casting form) the operands' ScalarTypes.
+ *       pointers, f, and (casting form) the operands' ScalarTypes;
+ * and arange's elementwise_kernel_with_index<index_t, F>(N, f, out).
  * The functor F (a struct such as BinaryFunctor<float,float,float,
  * MulFunctor<float>>, or a lambda named by its enclosing function) says
  * what is computed; its captured scalars are in its parameter bytes.
