@@ -105,22 +105,10 @@ def test_target_out_of_range_is_an_error(cuda):
         torch.cuda.synchronize()
 
 
-@pytest.fixture(scope="module")
-def needs_elementwise(cuda):
-    """Autograd and some ops also launch elementwise kernels (fill, mul,
-    casts), which the elementwise family maps; skip until it is there."""
-    try:
-        ok = torch.equal(torch.ones(3, device=cuda).mul(2).cpu(), torch.full((3,), 2.0))
-    except RuntimeError:
-        ok = False
-    if not ok:
-        pytest.skip("needs the elementwise family (fill/mul kernels)")
-
-
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("n,c", [(8, 5), (64, 10), (300, 1000)])
-def test_cross_entropy_backward(cuda, needs_elementwise, reduction, weighted, n, c):
+def test_cross_entropy_backward(cuda, reduction, weighted, n, c):
     logits, target, weight = inputs(n, c, n * 7 + c)
     w = weight if weighted else None
     xr = logits.clone().requires_grad_()
@@ -136,7 +124,7 @@ def test_cross_entropy_backward(cuda, needs_elementwise, reduction, weighted, n,
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_nll_loss_backward_1d_and_none(cuda, needs_elementwise, reduction):
+def test_nll_loss_backward_1d_and_none(cuda, reduction):
     logits, target, weight = inputs(10, 6, 77)
     x = F.log_softmax(logits, 1)
     for xin, tin in ((x, target), (x[0], target[0])):

@@ -79,21 +79,9 @@ def test_extremes(cuda):
     assert torch.isnan(F.softmax(x.to(cuda), 1).cpu()).all()
 
 
-@pytest.fixture(scope="module")
-def needs_elementwise(cuda):
-    """Autograd and some ops also launch elementwise kernels (fill, mul,
-    casts), which the elementwise family maps; skip until it is there."""
-    try:
-        ok = torch.equal(torch.ones(3, device=cuda).mul(2).cpu(), torch.full((3,), 2.0))
-    except RuntimeError:
-        ok = False
-    if not ok:
-        pytest.skip("needs the elementwise family (fill/mul kernels)")
-
-
 @pytest.mark.parametrize("case", range(len(CASES)))
 @pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
-def test_autograd_backward(cuda, needs_elementwise, case, fn):
+def test_autograd_backward(cuda, case, fn):
     shape, dim = CASES[case]
     x = make(shape, case)
     g = make(shape, case + 200)
