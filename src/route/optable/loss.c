@@ -36,6 +36,7 @@
 #include "route/dispatch.h"
 #include "mem/mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,9 +113,14 @@ static int check(const void *p, size_t n)
 /* Elements spanned by a [rows, cols] view with these strides. */
 static size_t span2(int64_t rows, int64_t cols, int64_t s0, int64_t s1)
 {
+    int64_t a, b, r;
     if (rows <= 0 || cols <= 0)
         return 0;
-    return (size_t)((rows - 1) * s0 + (cols - 1) * s1 + 1);
+    if (s0 < 0 || s1 < 0 || __builtin_mul_overflow(rows - 1, s0, &a) ||
+        __builtin_mul_overflow(cols - 1, s1, &b) || __builtin_add_overflow(a, b, &r) ||
+        r > INT64_MAX / 16)
+        return SIZE_MAX / 16;   /* fails the range check */
+    return (size_t)r + 1;
 }
 
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
@@ -223,7 +229,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         gout_span = 1;
         break;
     }
-    if (l->batch < 0 || l->n_classes < 0) {
+    if (l->batch < 0 || l->n_classes < 0 || l->batch > INT64_MAX / 16 || l->n_classes > INT64_MAX / 16) {
         snprintf(err, errlen, "%s: bad sizes batch=%lld classes=%lld", c->name,
                  (long long)l->batch, (long long)l->n_classes);
         return TFL_ERR_INVALID;
