@@ -138,3 +138,19 @@ def test_nll_loss_backward_1d_and_none(cuda, reduction):
         (gr,) = torch.autograd.grad(lr.sum(), xr)
         (gd,) = torch.autograd.grad(ld.sum(), xd)
         close(gd.cpu(), gr)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_backward_half(cuda, dtype, reduction):
+    logits, target, weight = inputs(24, 11, 41, dtype)
+    xr = logits.double().requires_grad_()
+    lr = F.cross_entropy(xr, target, weight=weight.double(), reduction=reduction)
+    xd = logits.to(cuda).requires_grad_()
+    ld = F.cross_entropy(xd, target.to(cuda), weight=weight.to(cuda), reduction=reduction)
+    eps = torch.finfo(dtype).eps
+    torch.testing.assert_close(ld.detach().cpu().double(), lr.detach(), rtol=4 * eps, atol=4 * eps)
+    (gr,) = torch.autograd.grad(lr.sum(), xr)
+    (gd,) = torch.autograd.grad(ld.sum(), xd)
+    assert gd.dtype == dtype
+    torch.testing.assert_close(gd.cpu().double(), gr, rtol=8 * eps, atol=8 * eps * gr.abs().max().item())
