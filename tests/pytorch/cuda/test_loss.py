@@ -154,3 +154,34 @@ def test_cross_entropy_backward_half(cuda, dtype, reduction):
     (gd,) = torch.autograd.grad(ld.sum(), xd)
     assert gd.dtype == dtype
     torch.testing.assert_close(gd.cpu().double(), gr, rtol=8 * eps, atol=8 * eps * gr.abs().max().item())
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 3, 4), (3, 7, 11), (1, 4, 1, 300)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_spatial_cross_entropy(cuda, shape, reduction, weighted):
+    # inputs with spatial dimensions go through the nll_loss2d kernels
+    g = torch.Generator().manual_seed(sum(shape))
+    logits = torch.randn(*shape, generator=g) * 2
+    tshape = (shape[0],) + shape[2:]
+    target = torch.randint(0, shape[1], tshape, generator=g)
+    target.view(-1)[::5] = -100
+    weight = torch.rand(shape[1], generator=g) + 0.1 if weighted else None
+    xr = logits.clone().requires_grad_()
+    lr = F.cross_entropy(xr, target, weight=weight, reduction=reduction)
+    xd = logits.to(cuda).requires_grad_()
+    ld = F.cross_entropy(xd, target.to(cuda), reduction=reduction,
+                         weight=None if weight is None else weight.to(cuda))
+    close(ld.detach().cpu(), lr.detach())
+    go = torch.ones_like(lr) if reduction != "none" else torch.rand(lr.shape, generator=g)
+    (gr,) = torch.autograd.grad(lr, xr, go)
+    (gd,) = torch.autograd.grad(ld, xd, go.to(cuda))
+    close(gd.cpu(), gr)
+
+
+def test_spatial_nll_noncontiguous(cuda):
+    g = torch.Generator().manual_seed(3)
+    x = F.log_softmax(torch.randn(2, 6, 5, 4, generator=g), 1).transpose(2, 3)   # strided view
+    t = torch.randint(0, 6, (2, 5, 4), generator=g).transpose(1, 2)
+    for red in ("none", "sum", "mean"):
+        close(F.nll_loss(x.to(cuda), t.to(cuda), reduction=red).cpu(), F.nll_loss(x, t, reduction=red))
