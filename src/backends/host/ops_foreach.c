@@ -1,17 +1,202 @@
 /*
- * ops_foreach.c - the host backend's native "foreach" op.  Not implemented yet:
- * route falls back to the host executor for these kernels.
+ * ops_foreach.c - the host backend's native "foreach" op (torchfl/ops/foreach.h):
+ * one multi_tensor_apply launch, i.e. exactly the (tensor, chunk) work items
+ * the launch lists, as tight loops over contiguous float runs.
+ *
+ * Arithmetic follows what the GPU kernels compute in float (opmath) for
+ * fp32: a + alpha*b and x + s*f(y, z) as one fused multiply-add (nvcc
+ * contracts them; PyTorch's CPU kernels use fmadd for the alpha forms), lerp
+ * with PyTorch's two-sided formula.  Pointers were validated by the decoder.
  */
+#include <math.h>
+#include <string.h>
+
 #include "backends/host/host_ops.h"
 
 int host_foreach_supported(const tfl_foreach_op *op)
 {
-    (void)op;
-    return 0;
+    if (!op || op->dtype != TFL_DT_F32 || op->chunk_size <= 0)
+        return 0;
+    if (op->depth < 1 || op->depth > TFL_FOREACH_MAX_LISTS ||
+        op->out_list < 0 || op->out_list >= op->depth)
+        return 0;
+    if (op->kind == TFL_FOREACH_NORM_FINISH)
+        return op->partials && op->finish_out && op->max_chunks > 0 &&
+               op->norm >= TFL_FOREACH_NORM_L1 && op->norm <= TFL_FOREACH_NORM_LINF;
+    if (op->nblocks < 0 || op->ntensors < 0 || (op->nblocks && (!op->blocks || !op->tensors)))
+        return 0;
+    switch (op->kind) {
+    case TFL_FOREACH_ZERO:
+    case TFL_FOREACH_LERP_SCALAR:
+    case TFL_FOREACH_LERP_LIST:
+        return 1;
+    case TFL_FOREACH_UNARY:
+        return op->fn == TFL_FOREACH_FN_SQRT || op->fn == TFL_FOREACH_FN_COPY;
+    case TFL_FOREACH_BINARY_SCALAR:
+    case TFL_FOREACH_BINARY_LIST:
+        return op->fn >= TFL_FOREACH_FN_ADD && op->fn <= TFL_FOREACH_FN_REVPOW;
+    case TFL_FOREACH_POINTWISE:
+        return op->fn == TFL_FOREACH_FN_MUL || op->fn == TFL_FOREACH_FN_DIV;
+    case TFL_FOREACH_NORM_PARTIAL:
+        return op->partials && op->max_chunks > 0 &&
+               op->norm >= TFL_FOREACH_NORM_L1 && op->norm <= TFL_FOREACH_NORM_LINF;
+    default:
+        return 0;
+    }
+}
+
+static inline float fmaxp(float a, float b)   /* NaN-propagating max */
+{
+    return (a != a || b != b) ? NAN : (a > b ? a : b);
+}
+
+static inline float fminp(float a, float b)
+{
+    return (a != a || b != b) ? NAN : (a < b ? a : b);
+}
+
+static inline float bin(tfl_foreach_fn fn, float a, float b)
+{
+    switch (fn) {
+    case TFL_FOREACH_FN_ADD: return a + b;
+    case TFL_FOREACH_FN_SUB: return a - b;
+    case TFL_FOREACH_FN_MUL: return a * b;
+    case TFL_FOREACH_FN_DIV: return a / b;
+    case TFL_FOREACH_FN_MAX: return fmaxp(a, b);
+    case TFL_FOREACH_FN_MIN: return fminp(a, b);
+    case TFL_FOREACH_FN_POW: return powf(a, b);
+    case TFL_FOREACH_FN_REVPOW: return powf(b, a);
+    default: return a;
+    }
+}
+
+static inline float lerpf_pt(float self, float end, float w)
+{
+    float d = end - self;
+    return fabsf(w) < 0.5f ? fmaf(w, d, self) : fmaf(-d, 1.0f - w, end);
+}
+
+/* The scalar s of tensor t. */
+static inline float scalar_of(const tfl_foreach_op *op, int t)
+{
+    if (op->per_tensor_scalar)
+        return op->tensors[t].scalar;
+    if (op->scalar_ptr)
+        return *op->scalar_ptr * op->alpha;
+    return op->scalar;
+}
+
+static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
+{
+    const tfl_foreach_tensor *T = &op->tensors[t];
+    float *restrict out = (float *)T->ptr[op->out_list] + start;
+    const float *x0 = (const float *)T->ptr[0] + start;
+    const float *x1 = op->depth > 1 ? (const float *)T->ptr[1] + start : NULL;
+    const float *x2 = op->depth > 2 ? (const float *)T->ptr[2] + start : NULL;
+    const float s = scalar_of(op, t);
+    int64_t i;
+
+    switch (op->kind) {
+    case TFL_FOREACH_ZERO:
+        memset(out, 0, (size_t)n * sizeof(float));
+        break;
+    case TFL_FOREACH_UNARY:
+        if (op->fn == TFL_FOREACH_FN_SQRT)
+            for (i = 0; i < n; i++) out[i] = sqrtf(x0[i]);
+        else
+            for (i = 0; i < n; i++) out[i] = x0[i];
+        break;
+    case TFL_FOREACH_BINARY_SCALAR:
+        switch (op->fn) {
+        case TFL_FOREACH_FN_ADD: for (i = 0; i < n; i++) out[i] = x0[i] + s; break;
+        case TFL_FOREACH_FN_SUB: for (i = 0; i < n; i++) out[i] = x0[i] - s; break;
+        case TFL_FOREACH_FN_MUL: for (i = 0; i < n; i++) out[i] = x0[i] * s; break;
+        case TFL_FOREACH_FN_DIV: for (i = 0; i < n; i++) out[i] = x0[i] / s; break;
+        default: for (i = 0; i < n; i++) out[i] = bin(op->fn, x0[i], s); break;
+        }
+        break;
+    case TFL_FOREACH_BINARY_LIST: {
+        const float a = op->alpha;
+        switch (op->fn) {
+        case TFL_FOREACH_FN_ADD: for (i = 0; i < n; i++) out[i] = fmaf(a, x1[i], x0[i]); break;
+        case TFL_FOREACH_FN_SUB: for (i = 0; i < n; i++) out[i] = fmaf(-a, x1[i], x0[i]); break;
+        case TFL_FOREACH_FN_MUL: for (i = 0; i < n; i++) out[i] = x0[i] * (a * x1[i]); break;
+        case TFL_FOREACH_FN_DIV: for (i = 0; i < n; i++) out[i] = x0[i] / (a * x1[i]); break;
+        default: for (i = 0; i < n; i++) out[i] = bin(op->fn, x0[i], a * x1[i]); break;
+        }
+        break;
+    }
+    case TFL_FOREACH_POINTWISE:
+        if (op->fn == TFL_FOREACH_FN_MUL)
+            for (i = 0; i < n; i++) out[i] = fmaf(s, x1[i] * x2[i], x0[i]);
+        else
+            for (i = 0; i < n; i++) out[i] = fmaf(s, x1[i] / x2[i], x0[i]);
+        break;
+    case TFL_FOREACH_LERP_SCALAR:
+        for (i = 0; i < n; i++) out[i] = lerpf_pt(x0[i], x1[i], s);
+        break;
+    case TFL_FOREACH_LERP_LIST:
+        for (i = 0; i < n; i++) out[i] = lerpf_pt(x0[i], x1[i], x2[i]);
+        break;
+    case TFL_FOREACH_NORM_PARTIAL: {
+        double acc = 0.0;
+        if (op->norm == TFL_FOREACH_NORM_L2)
+            for (i = 0; i < n; i++) acc += (double)x0[i] * x0[i];
+        else if (op->norm == TFL_FOREACH_NORM_L1)
+            for (i = 0; i < n; i++) acc += fabs((double)x0[i]);
+        else
+            for (i = 0; i < n; i++) {
+                double v = fabs((double)x0[i]);
+                if (v != v || acc != acc) acc = NAN;
+                else if (v > acc) acc = v;
+            }
+        int64_t chunk = start / op->chunk_size;
+        op->partials[(int64_t)(op->first_index + t) * op->max_chunks + chunk] = (float)acc;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void norm_finish(const tfl_foreach_op *op)
+{
+    for (int t = 0; t < op->nfinish; t++) {
+        const float *p = op->partials + (int64_t)t * op->max_chunks;
+        double acc = 0.0;
+        for (int c = 0; c < op->max_chunks; c++) {
+            if (op->norm == TFL_FOREACH_NORM_LINF) {
+                if (p[c] != p[c] || acc != acc) acc = NAN;
+                else if (p[c] > acc) acc = p[c];
+            } else {
+                acc += p[c];
+            }
+        }
+        if (op->norm == TFL_FOREACH_NORM_L2 && op->apply_root)
+            acc = sqrt(acc);
+        *(float *)op->finish_out[t] = (float)acc;
+    }
 }
 
 tfl_status host_foreach(const tfl_foreach_op *op)
 {
-    (void)op;
-    return TFL_ERR_UNSUPPORTED;
+    if (!host_foreach_supported(op))
+        return TFL_ERR_UNSUPPORTED;
+    if (op->kind == TFL_FOREACH_NORM_FINISH) {
+        norm_finish(op);
+        return TFL_OK;
+    }
+    for (int b = 0; b < op->nblocks; b++) {
+        int t = op->blocks[b].tensor;
+        if (t < 0 || t >= op->ntensors || op->blocks[b].chunk < 0)
+            return TFL_ERR_INVALID;
+        int64_t start = (int64_t)op->blocks[b].chunk * op->chunk_size;
+        int64_t n = op->tensors[t].numel - start;
+        if (n <= 0)
+            continue;
+        if (n > op->chunk_size)
+            n = op->chunk_size;
+        run_chunk(op, t, start, n);
+    }
+    return TFL_OK;
 }
