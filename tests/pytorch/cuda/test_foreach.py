@@ -1,0 +1,127 @@
+"""torch._foreach_* ops (multi_tensor_apply kernels) under torchfl, compared
+with the same ops on CPU (the reference cannot share torchfl's bugs).
+
+Lists mix sizes: 1 element, sizes not a multiple of 4, and tensors longer
+than one 65536-element chunk; the long-list case (more tensors than one
+launch's metadata holds) checks that every launch covers its own chunks.
+"""
+import pytest
+import torch
+
+SIZES = [1, 3, 130, 65536 + 7, 5]
+LONG = [17] * 150 + [70000, 2]          # > 110 tensors: several launches
+
+
+def lists(sizes, k, seed=0, positive=False):
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(k):
+        ts = [torch.randn(n, generator=g) for n in sizes]
+        if positive:
+            ts = [t.abs() + 0.5 for t in ts]
+        out.append(ts)
+    return out
+
+
+def to(ts, dev):
+    return [t.to(dev) for t in ts]
+
+
+def close(got, want, rtol=1e-5, atol=1e-6):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.device.type == "cuda"
+        torch.testing.assert_close(g.cpu(), w, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "minimum", "pow"])
+def test_binary_scalar(cuda, sizes, op):
+    (x,) = lists(sizes, 1, positive=op == "pow")
+    s = 1.75
+    fn = getattr(torch, f"_foreach_{op}")
+    close(fn(to(x, cuda), s), fn(x, s))
+    xc = to(x, cuda)
+    if op in ("add", "sub", "mul", "div", "pow"):
+        getattr(torch, f"_foreach_{op}_")(xc, s)
+        close(xc, fn(x, s))
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "minimum"])
+def test_binary_scalar_list(cuda, sizes, op):
+    (x,) = lists(sizes, 1, seed=1)
+    scalars = [0.5 + i * 0.25 for i in range(len(sizes))]
+    fn = getattr(torch, f"_foreach_{op}")
+    close(fn(to(x, cuda), scalars), fn(x, scalars))
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+@pytest.mark.parametrize("op,alpha", [("add", 1.0), ("add", -0.3), ("sub", 2.0), ("mul", None),
+                                      ("div", None), ("maximum", None), ("minimum", None)])
+def test_binary_list(cuda, sizes, op, alpha):
+    x, y = lists(sizes, 2, seed=2, positive=op == "div")
+    fn = getattr(torch, f"_foreach_{op}")
+    kw = {} if alpha is None else {"alpha": alpha}
+    close(fn(to(x, cuda), to(y, cuda), **kw), fn(x, y, **kw))
+    if op in ("add", "sub", "mul", "div"):
+        xc = to(x, cuda)
+        getattr(torch, f"_foreach_{op}_")(xc, to(y, cuda), **kw)
+        close(xc, fn(x, y, **kw))
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "div"])
+def test_binary_scalar_tensor(cuda, op):
+    (x,) = lists(SIZES, 1, seed=3)
+    s = torch.tensor(0.37)
+    fn = getattr(torch, f"_foreach_{op}")
+    close(fn(to(x, cuda), s.to(cuda)), fn(x, s))
+    if op == "add":
+        close(fn(to(x, cuda), s.to(cuda), alpha=2.5), fn(x, s, alpha=2.5))
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+def test_unary_and_zero(cuda, sizes):
+    (x,) = lists(sizes, 1, seed=4, positive=True)
+    close(torch._foreach_sqrt(to(x, cuda)), torch._foreach_sqrt(x))
+    xc = to(x, cuda)
+    torch._foreach_sqrt_(xc)
+    close(xc, torch._foreach_sqrt(x))
+    torch._foreach_zero_(xc)
+    assert all(torch.equal(t.cpu(), torch.zeros_like(t.cpu())) for t in xc)
+    dst = to([torch.zeros_like(t) for t in x], cuda)
+    torch._foreach_copy_(dst, to(x, cuda))
+    close(dst, x, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_pointwise(cuda, sizes, op):
+    x, a, b = lists(sizes, 3, seed=5)
+    b = [t.abs() + 0.5 for t in b]
+    fn = getattr(torch, f"_foreach_{op}")
+    close(fn(to(x, cuda), to(a, cuda), to(b, cuda), value=-0.7), fn(x, a, b, value=-0.7))
+    scalars = [0.1 * (i + 1) for i in range(len(sizes))]
+    close(fn(to(x, cuda), to(a, cuda), to(b, cuda), scalars), fn(x, a, b, scalars))
+    xc = to(x, cuda)
+    getattr(torch, f"_foreach_{op}_")(xc, to(a, cuda), to(b, cuda), value=0.3)
+    close(xc, fn(x, a, b, value=0.3))
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+def test_lerp(cuda, sizes):
+    x, y, w = lists(sizes, 3, seed=6)
+    for weight in (0.1, 0.9):
+        close(torch._foreach_lerp(to(x, cuda), to(y, cuda), weight),
+              torch._foreach_lerp(x, y, weight))
+    close(torch._foreach_lerp(to(x, cuda), to(y, cuda), to(w, cuda)),
+          torch._foreach_lerp(x, y, w))
+    xc = to(x, cuda)
+    torch._foreach_lerp_(xc, to(y, cuda), 0.25)
+    close(xc, torch._foreach_lerp(x, y, 0.25))
+
+
+def test_empty_tensors_in_list(cuda):
+    x = [torch.randn(4), torch.randn(0), torch.randn(9)]
+    y = [torch.randn(4), torch.randn(0), torch.randn(9)]
+    close(torch._foreach_add(to(x, cuda), to(y, cuda)), torch._foreach_add(x, y))
