@@ -52,7 +52,7 @@ static void test_chunk_subsets(void)
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *x0 = malloc(n * sizeof *x0);
     unsigned s = 1;
     for (int64_t i = 0; i < n; i++) { x[i] = x0[i] = frand(&s); y[i] = frand(&s); }
-    tfl_foreach_tensor t[1] = { { { x, y }, n, 0 } };
+    tfl_foreach_tensor t[1] = { { { x, y }, n, 0, NULL } };
     tfl_foreach_block b1[1] = { { 0, 1 } };
     tfl_foreach_op op = base(TFL_FOREACH_BINARY_LIST, 2, 0, t, 1, b1, 1);
     op.fn = TFL_FOREACH_FN_ADD;
@@ -86,7 +86,7 @@ static void test_kinds(void)
     tfl_foreach_block blk[1] = { { 0, 0 } };
 
     /* out-of-place scalar: out = max(a, 0.25) into list 1 */
-    tfl_foreach_tensor t2[1] = { { { a, out }, N, 0 } };
+    tfl_foreach_tensor t2[1] = { { { a, out }, N, 0, NULL } };
     tfl_foreach_op op = base(TFL_FOREACH_BINARY_SCALAR, 2, 1, t2, 1, blk, 1);
     op.fn = TFL_FOREACH_FN_MAX;
     op.scalar = 0.25f;
@@ -113,7 +113,7 @@ static void test_kinds(void)
     CHECK(ok, "scalar tensor times alpha");
 
     /* addcdiv into list 3 */
-    tfl_foreach_tensor t4[1] = { { { a, b, c, out }, N, 0 } };
+    tfl_foreach_tensor t4[1] = { { { a, b, c, out }, N, 0, NULL } };
     op = base(TFL_FOREACH_POINTWISE, 4, 3, t4, 1, blk, 1);
     op.fn = TFL_FOREACH_FN_DIV;
     op.scalar = -0.1f;
@@ -162,7 +162,7 @@ static void test_norm(void)
     for (int k = 0; k < 3; k++) {
         float partials[2 * 2];
         for (int i = 0; i < 4; i++) partials[i] = 0.0f;
-        tfl_foreach_tensor ta[1] = { { { x }, n0, 0 } };
+        tfl_foreach_tensor ta[1] = { { { x }, n0, 0, NULL } };
         tfl_foreach_block ba[2] = { { 0, 0 }, { 0, 1 } };
         tfl_foreach_op op = base(TFL_FOREACH_NORM_PARTIAL, 1, 0, ta, 1, ba, 2);
         op.norm = norms[k];
@@ -170,7 +170,7 @@ static void test_norm(void)
         op.max_chunks = 2;
         op.first_index = 0;
         CHECK(host_foreach(&op) == TFL_OK, "partial launch 1");
-        tfl_foreach_tensor tb[1] = { { { y }, n1, 0 } };
+        tfl_foreach_tensor tb[1] = { { { y }, n1, 0, NULL } };
         tfl_foreach_block bb[1] = { { 0, 0 } };
         op.tensors = tb; op.blocks = bb; op.nblocks = 1;
         op.first_index = 1;

@@ -30,6 +30,10 @@ typedef enum tfl_foreach_kind {
     TFL_FOREACH_NORM_PARTIAL,   /* partials[(first_index + t) * max_chunks + chunk]
                                  *   = reduce over the chunk of x0             */
     TFL_FOREACH_NORM_FINISH,    /* *out_t = finish(reduce partials[t*max_chunks ..]) */
+    TFL_FOREACH_ADAM,           /* fused Adam/AdamW step; lists: param, grad,
+                                 * exp_avg, exp_avg_sq[, max_exp_avg_sq]; all
+                                 * written except grad (written only when
+                                 * grad_scale is set: the unscaled gradient) */
 } tfl_foreach_kind;
 
 typedef enum tfl_foreach_fn {
@@ -51,6 +55,7 @@ typedef struct tfl_foreach_tensor {
     void *ptr[TFL_FOREACH_MAX_LISTS];
     int64_t numel;
     float scalar;               /* per-tensor scalar (scalar-list ops)      */
+    const float *step;          /* ADAM: the tensor's step count (device)   */
 } tfl_foreach_tensor;
 
 typedef struct tfl_foreach_block {
@@ -82,6 +87,11 @@ typedef struct tfl_foreach_op {
     int apply_root;             /* NORM_FINISH: sqrt for L2                 */
     void *const *finish_out;    /* NORM_FINISH: one float* per tensor       */
     int nfinish;                /* NORM_FINISH: tensors (one per block)     */
+    /* ADAM: hyper-parameters as the kernel receives them (double), lr
+     * replaced by *lr_ptr when set; the step is skipped when *found_inf == 1 */
+    int adamw, amsgrad, maximize;
+    double lr, beta1, beta2, weight_decay, eps;
+    const float *lr_ptr, *grad_scale, *found_inf;
 } tfl_foreach_op;
 
 #endif

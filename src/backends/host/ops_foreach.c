@@ -40,6 +40,8 @@ int host_foreach_supported(const tfl_foreach_op *op)
     case TFL_FOREACH_NORM_PARTIAL:
         return op->partials && op->max_chunks > 0 &&
                op->norm >= TFL_FOREACH_NORM_L1 && op->norm <= TFL_FOREACH_NORM_LINF;
+    case TFL_FOREACH_ADAM:
+        return op->depth == (op->amsgrad ? 5 : 4);
     default:
         return 0;
     }
@@ -159,6 +161,56 @@ static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
     }
 }
 
+/* One chunk of PyTorch's FusedAdamMathFunctor: float state, double
+ * hyper-parameters (mixed expressions are evaluated in double and stored
+ * as float, as the C++ promotes them). */
+static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
+{
+    const tfl_foreach_tensor *T = &op->tensors[t];
+    float *p = (float *)T->ptr[0] + start;
+    float *g = (float *)T->ptr[1] + start;
+    float *m = (float *)T->ptr[2] + start;
+    float *v = (float *)T->ptr[3] + start;
+    float *vmax = op->amsgrad ? (float *)T->ptr[4] + start : NULL;
+    const double lr = op->lr_ptr ? (double)*op->lr_ptr : op->lr;
+    const double b1 = op->beta1, b2 = op->beta2, wd = op->weight_decay, eps = op->eps;
+    const double step = (double)*T->step;
+    const double bc1 = 1.0 - pow(b1, step);
+    const double bc2_sqrt = sqrt(1.0 - pow(b2, step));
+    const float step_size = (float)(lr / bc1);
+    for (int64_t i = 0; i < n; i++) {
+        float param = p[i], grad = g[i];
+        if (op->grad_scale)
+            grad = (float)((double)grad / (double)*op->grad_scale);
+        const float grad_store = grad;
+        if (op->maximize)
+            grad = -grad;
+        float ea = m[i], eas = v[i];
+        if (wd != 0.0) {
+            if (!op->adamw)
+                grad = (float)(grad + (double)param * wd);
+            else
+                param = (float)(param - lr * wd * (double)param);
+        }
+        ea = (float)(b1 * ea + (1.0 - b1) * grad);
+        eas = (float)(b2 * eas + (1.0 - b2) * grad * grad);
+        float denom;
+        if (vmax) {
+            float mx = vmax[i] > eas ? vmax[i] : eas;
+            vmax[i] = mx;
+            denom = (float)((double)sqrtf(mx) / bc2_sqrt + eps);
+        } else {
+            denom = (float)((double)sqrtf(eas) / bc2_sqrt + eps);
+        }
+        param -= step_size * ea / denom;
+        p[i] = param;
+        if (op->grad_scale)
+            g[i] = grad_store;
+        m[i] = ea;
+        v[i] = eas;
+    }
+}
+
 static void norm_finish(const tfl_foreach_op *op)
 {
     for (int t = 0; t < op->nfinish; t++) {
@@ -196,7 +248,15 @@ tfl_status host_foreach(const tfl_foreach_op *op)
             continue;
         if (n > op->chunk_size)
             n = op->chunk_size;
-        run_chunk(op, t, start, n);
+        if (op->kind == TFL_FOREACH_ADAM) {
+            if (op->found_inf && *op->found_inf == 1.0f)
+                return TFL_OK;
+            if (!op->tensors[t].step)
+                return TFL_ERR_INVALID;
+            adam_chunk(op, t, start, n);
+        } else {
+            run_chunk(op, t, start, n);
+        }
     }
     return TFL_OK;
 }

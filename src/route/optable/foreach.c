@@ -14,7 +14,11 @@
  *     (3368, 3144, 3144, 3048 bytes);
  *   TensorListScalarListMetadata<float, D>: addresses[D][T], numel[T],
  *     scalar_vals[T] (float), block_to_tensor[320], block_to_chunk[320];
- *     T = 96, 64, 48, 36 (3520, 3392, 3328, 3184 bytes).
+ *     T = 96, 64, 48, 36 (3520, 3392, 3328, 3184 bytes);
+ *   FusedOptimizerTensorListMetadata<D> (fused Adam/AdamW, D = 4, 5):
+ *     addresses[D][T], numel[T], state_steps_addresses[S],
+ *     block_to_tensor[320], block_to_chunk[320], start_tensor_this_launch;
+ *     T = 36, 30, S = 36, 30 (3336, 3288 bytes).
  * Functor<T, depth, r_args_depth, res_arg_index>: lists 0..r-1 are read,
  * list res_arg_index is written.  Only float (fp32) instances are claimed.
  */
@@ -30,8 +34,6 @@
 #define KCHUNK 65536
 #define KMAXBLOCKS 320
 
-static const int max_tensors[4] = { 110, 64, 48, 36 };
-static const int max_tensors_sl[4] = { 96, 64, 48, 36 };
 
 typedef enum fkind_extra {
     FX_NONE = 0,
@@ -49,6 +51,7 @@ typedef struct fcookie {
     int depth, out_list;
     int scalar_list;             /* TensorListScalarListMetadata            */
     fkind_extra extra;
+    int adamw, amsgrad;          /* FusedAdamMathFunctor<float, D, mode, amsgrad> */
     const char *op;
 } fcookie;
 
@@ -125,11 +128,47 @@ static int match_cleanup(const char *m, fcookie *c)
     return 1;
 }
 
+/* FusedAdamMathFunctor<float, 4|5, ADAM_MODE, amsgrad> over
+ * FusedOptimizerTensorListMetadata<4|5>; arguments (const float* lr_ptr,
+ * double lr, beta1, beta2, weight_decay, eps, bool maximize,
+ * const float* grad_scale, const float* found_inf). */
+static int match_fused_adam(const char *p, fcookie *c)
+{
+    static const char meta[] = "32FusedOptimizerTensorListMetadataILi";
+    static const char fun[] = "EEENS1_20FusedAdamMathFunctorIfLi";
+    const char *q = strstr(p, meta);
+    if (!q)
+        return 0;
+    q += strlen(meta);
+    int d = *q - '0';
+    if ((d != 4 && d != 5) || strncmp(q + 1, fun, strlen(fun)) != 0)
+        return 0;
+    q += 1 + strlen(fun);
+    if (q[0] - '0' != d || strncmp(q + 1, "ELNS0_9ADAM_MODEE", 17) != 0)
+        return 0;
+    q += 18;
+    int mode = *q - '0';
+    if ((mode != 0 && mode != 1) || strncmp(q + 1, "ELb", 3) != 0)
+        return 0;
+    int ams = q[4] - '0';
+    if ((ams != 0 && ams != 1) || ams != (d == 5) ||
+        strcmp(q + 5, "EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_") != 0)
+        return 0;
+    c->kind = TFL_FOREACH_ADAM;
+    c->depth = d;
+    c->adamw = mode;
+    c->amsgrad = ams;
+    c->op = mode ? "fused_adamw" : "fused_adam";
+    return 1;
+}
+
 static int match_apply(const char *m, fcookie *c)
 {
     const char *p = strstr(m, "25multi_tensor_apply_kernelI");
     if (!p)
         return 0;
+    if (strstr(p, "FusedAdamMathFunctor"))
+        return match_fused_adam(p, c);
     const char *q;
     int depth;
     if ((q = strstr(p, "18TensorListMetadataILi"))) {
@@ -247,6 +286,7 @@ static const char *op_name(void *cookie)
 /* ------------------------------------------------------------ decode */
 
 static float rd_f32(const void *p) { float v; memcpy(&v, p, 4); return v; }
+static double rd_f64(const void *p) { double v; memcpy(&v, p, 8); return v; }
 static int32_t rd_i32(const void *p) { int32_t v; memcpy(&v, p, 4); return v; }
 static int64_t rd_i64(const void *p) { int64_t v; memcpy(&v, p, 8); return v; }
 static void *rd_ptr(const void *p) { void *v; memcpy(&v, p, sizeof v); return v; }
@@ -292,6 +332,9 @@ static tfl_status run_cleanup(const tfl_kcall *call, const fcookie *c, char *err
     return tfl_route_op(&op, call->stream);
 }
 
+static const int max_tensors5[5] = { 110, 64, 48, 36, 30 };
+static const int max_tensors_sl5[5] = { 96, 64, 48, 36, 30 };
+
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     const fcookie *c = cookie;
@@ -301,11 +344,14 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         return run_cleanup(call, c, err, errlen);
 
     const int D = c->depth;
-    const int T = c->scalar_list ? max_tensors_sl[D - 1] : max_tensors[D - 1];
+    const int adam = c->kind == TFL_FOREACH_ADAM;
+    const int T = c->scalar_list ? max_tensors_sl5[D - 1] : max_tensors5[D - 1];
     const unsigned char *meta = call->args[0];
     const size_t off_numel = (size_t)D * T * 8;
+    /* scalar_vals (scalar lists) or state_steps_addresses (fused optimizers) */
     const size_t off_scalar = off_numel + (size_t)T * 8;
-    const size_t off_b2t = off_scalar + (c->scalar_list ? (size_t)T * 4 : 0);
+    const size_t off_b2t = off_scalar + (c->scalar_list ? (size_t)T * 4
+                                        : adam ? (size_t)max_tensors_sl5[D - 1] * 8 : 0);
     const size_t off_b2c = off_b2t + KMAXBLOCKS;
     const size_t off_start = off_b2c + 4 * KMAXBLOCKS;
 
@@ -314,6 +360,8 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         return TFL_ERR_UNSUPPORTED;
 
     tfl_foreach_tensor tensors[110];
+    if (T > 110)
+        return TFL_ERR_UNSUPPORTED;
     tfl_foreach_block blocks[KMAXBLOCKS];
     int ntensors = 0;
     for (int b = 0; b < nblocks; b++) {
@@ -335,6 +383,13 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         x->numel = rd_i64(meta + off_numel + 8 * (size_t)t);
         if (c->scalar_list)
             x->scalar = rd_f32(meta + off_scalar + 4 * (size_t)t);
+        if (adam) {
+            if (t >= max_tensors_sl5[D - 1])
+                return TFL_ERR_INVALID;
+            x->step = rd_ptr(meta + off_scalar + 8 * (size_t)t);
+            if (!tfl_mem_check_range(x->step, sizeof(float), NULL))
+                return bad_range(x->step, sizeof(float), "state step", err, errlen);
+        }
         for (int k = 0; k < D; k++)
             x->ptr[k] = rd_ptr(meta + 8 * ((size_t)k * T + (size_t)t));
     }
@@ -390,6 +445,25 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         f->partials = partials;
         f->max_chunks = max_chunks;
         f->first_index = first;
+        return tfl_route_op(&op, call->stream);
+    }
+
+    if (adam) {
+        f->adamw = c->adamw;
+        f->amsgrad = c->amsgrad;
+        f->lr_ptr = rd_ptr(call->args[2]);
+        f->lr = rd_f64(call->args[3]);
+        f->beta1 = rd_f64(call->args[4]);
+        f->beta2 = rd_f64(call->args[5]);
+        f->weight_decay = rd_f64(call->args[6]);
+        f->eps = rd_f64(call->args[7]);
+        f->maximize = *(const unsigned char *)call->args[8] != 0;
+        f->grad_scale = rd_ptr(call->args[9]);
+        f->found_inf = rd_ptr(call->args[10]);
+        const float *ps[3] = { f->lr_ptr, f->grad_scale, f->found_inf };
+        for (int k = 0; k < 3; k++)
+            if (ps[k] && !tfl_mem_check_range(ps[k], sizeof(float), NULL))
+                return bad_range(ps[k], sizeof(float), "optimizer scalar", err, errlen);
         return tfl_route_op(&op, call->stream);
     }
 

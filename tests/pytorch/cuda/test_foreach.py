@@ -125,3 +125,39 @@ def test_empty_tensors_in_list(cuda):
     x = [torch.randn(4), torch.randn(0), torch.randn(9)]
     y = [torch.randn(4), torch.randn(0), torch.randn(9)]
     close(torch._foreach_add(to(x, cuda), to(y, cuda)), torch._foreach_add(x, y))
+
+
+@pytest.mark.parametrize("adamw", [False, True], ids=["adam", "adamw"])
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("variant", ["plain", "maximize", "grad_scale", "found_inf", "lr_tensor"])
+def test_fused_adam(cuda, adamw, amsgrad, variant):
+    sizes = [5, 65536 + 3, 1]
+    p, g, m, v, vm = lists(sizes, 5, seed=7)
+    v = [t.abs() for t in v]
+    vm = [t.abs() + 0.1 for t in vm]
+    steps = [torch.tensor(float(k + 2)) for k in range(len(sizes))]
+    state = [p, g, m, v, vm, steps]
+    cpu = [[t.clone() for t in L] for L in state]
+    dev = [to(L, cuda) for L in state]
+    fn = torch._fused_adamw_ if adamw else torch._fused_adam_
+    kw = dict(lr=1e-2, beta1=0.9, beta2=0.99, weight_decay=0.1, eps=1e-8,
+              amsgrad=amsgrad, maximize=variant == "maximize")
+
+    def call(L, where):
+        extra = {}
+        if variant == "grad_scale":
+            extra["grad_scale"] = torch.tensor(4.0).to(where)
+        if variant == "found_inf":
+            extra["found_inf"] = torch.tensor(1.0).to(where)
+        args = dict(kw)
+        if variant == "lr_tensor":
+            args["lr"] = torch.tensor(3e-3).to(where)
+        fn(L[0], L[1], L[2], L[3], L[4] if amsgrad else [], L[5], **args, **extra)
+
+    call(cpu, "cpu")
+    call(dev, cuda)
+    for got, want in zip(dev, cpu):
+        close(got, want)
+    if variant == "found_inf":      # a skipped step leaves everything as it was
+        for got, orig in zip(dev[:5], state[:5]):
+            close(got, orig, rtol=0, atol=0)
