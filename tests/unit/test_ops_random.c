@@ -190,7 +190,7 @@ static void test_distributions(void)
     /* integers in [-3, 7) */
     int64_t *iv = malloc(n * sizeof *iv);
     op = base_op(TFL_RANDOM_INT_FROM_TO, iv, n, 11);
-    op.dtype = TFL_DT_I64; op.range = 10; op.base = -3;
+    op.dtype = TFL_DT_I64; op.bits = 32; op.range = 10; op.base = -3;
     CHECK(host_random(&op) == TFL_OK, "randint");
     int64_t hist[10] = { 0 };
     int range_ok = 1;

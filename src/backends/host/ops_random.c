@@ -37,6 +37,17 @@ static inline char *view_at(const tfl_random_view *v, int64_t i, size_t esz)
     return (char *)v->data + off;
 }
 
+static int int_out_ok(tfl_dtype t)
+{
+    switch (t) {
+    case TFL_DT_F32: case TFL_DT_F64: case TFL_DT_I64: case TFL_DT_I32:
+    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int host_random_supported(const tfl_random_op *op)
 {
     if (!op || op->numel < 0 || op->threads == 0)
@@ -57,9 +68,10 @@ int host_random_supported(const tfl_random_op *op)
     case TFL_RANDOM_UNIFORM:
     case TFL_RANDOM_NORMAL:
     case TFL_RANDOM_BERNOULLI:
-        return op->dtype == TFL_DT_F32;
+        return (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) &&
+               op->dtype == op->acc;
     case TFL_RANDOM_INT_FROM_TO:
-        return op->dtype == TFL_DT_I64 && op->range != 0;
+        return (op->bits == 32 || op->bits == 64) && int_out_ok(op->dtype);
     case TFL_RANDOM_DROPOUT:
         return op->dtype == TFL_DT_F32 &&
                (op->mask_dtype == TFL_DT_BOOL || op->mask_dtype == TFL_DT_U8);
@@ -70,35 +82,70 @@ int host_random_supported(const tfl_random_op *op)
 /* Per-op constants of the element transform. */
 typedef struct rng_ctx {
     const tfl_random_op *op;
+    float fa, fb, fc;         /* float parameters (acc F32)          */
     float scale;              /* dropout: 1/p as the kernel rounds it */
+    int per_draw;             /* values per draw: 4 or 2              */
     size_t esz;
 } rng_ctx;
 
-/* Element li receives raw draw r (and, for normal, the transformed value). */
-static inline void emit(const rng_ctx *c, int64_t li, uint32_t r, float normal)
+/* One value of a draw: raw bits and/or the transformed number. */
+typedef struct rval {
+    uint64_t r;       /* integer draw (32 or 64 bits)      */
+    float f;          /* float uniform (0,1] or normal     */
+    double d;         /* double uniform (0,1] or normal    */
+} rval;
+
+static inline void store_int(const rng_ctx *c, int64_t li, int64_t v)
 {
     const tfl_random_op *op = c->op;
-    switch (op->kind) {
-    case TFL_RANDOM_UNIFORM: {
-        float v = fmaf(tfl_curand_uniform(r), op->a, op->b);
-        /* PyTorch maps the (0, 1] bound onto [from, to) */
-        if (v == op->c)
-            v = op->b;
-        *(float *)view_at(&op->out, li, 4) = v;
-        break;
+    char *p = view_at(&op->out, li, c->esz);
+    switch (op->dtype) {
+    case TFL_DT_I64: *(int64_t *)p = v; break;
+    case TFL_DT_I32: *(int32_t *)p = (int32_t)v; break;
+    case TFL_DT_I8: *(int8_t *)p = (int8_t)v; break;
+    case TFL_DT_U8: *(uint8_t *)p = (uint8_t)v; break;
+    case TFL_DT_BOOL: *(uint8_t *)p = v != 0; break;
+    case TFL_DT_F32: *(float *)p = (float)v; break;
+    case TFL_DT_F64: *(double *)p = (double)v; break;
+    default: break;
     }
+}
+
+/* Element li receives value v of a draw. */
+static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
+{
+    const tfl_random_op *op = c->op;
+    const int dbl = op->acc == TFL_DT_F64;
+    switch (op->kind) {
+    case TFL_RANDOM_UNIFORM:
+        if (dbl) {
+            double x = fma(v->d, op->a, op->b);
+            /* PyTorch maps the (0, 1] bound onto [from, to) */
+            *(double *)view_at(&op->out, li, 8) = x == op->c ? op->b : x;
+        } else {
+            float x = fmaf(v->f, c->fa, c->fb);
+            *(float *)view_at(&op->out, li, 4) = x == c->fc ? c->fb : x;
+        }
+        break;
     case TFL_RANDOM_NORMAL:
-        *(float *)view_at(&op->out, li, 4) = fmaf(normal, op->a, op->b);
+        if (dbl)
+            *(double *)view_at(&op->out, li, 8) = fma(v->d, op->a, op->b);
+        else
+            *(float *)view_at(&op->out, li, 4) = fmaf(v->f, c->fa, c->fb);
         break;
     case TFL_RANDOM_BERNOULLI:
-        *(float *)view_at(&op->out, li, 4) = tfl_curand_uniform(r) < op->a ? 1.0f : 0.0f;
+        if (dbl)
+            *(double *)view_at(&op->out, li, 8) = v->d < op->a ? 1.0 : 0.0;
+        else
+            *(float *)view_at(&op->out, li, 4) = v->f < c->fa ? 1.0f : 0.0f;
         break;
-    case TFL_RANDOM_INT_FROM_TO:
-        *(int64_t *)view_at(&op->out, li, 8) =
-            (int64_t)((uint64_t)r % op->range + (uint64_t)op->base);
+    case TFL_RANDOM_INT_FROM_TO: {
+        uint64_t r = op->range ? v->r % op->range : v->r;
+        store_int(c, li, (int64_t)(r + (uint64_t)op->base));
         break;
+    }
     case TFL_RANDOM_DROPOUT: {
-        float keep = tfl_curand_uniform(r) < op->a ? 1.0f : 0.0f;
+        float keep = v->f < c->fa ? 1.0f : 0.0f;
         float x = *(const float *)view_at(&op->in, li, 4);
         *(float *)view_at(&op->out, li, 4) = x * keep * c->scale;
         *(uint8_t *)view_at(&op->mask, li, 1) = (uint8_t)(keep != 0.0f);
@@ -107,13 +154,33 @@ static inline void emit(const rng_ctx *c, int64_t li, uint32_t r, float normal)
     }
 }
 
-/* One curand4 draw, with the normal transform when the kind needs it. */
-static inline void draw4(const rng_ctx *c, tfl_philox_state *st, uint32_t r[4], float n[4])
+/* One draw (curand4 and the kind's transform of it) into v[0..per_draw). */
+static inline void draw(const rng_ctx *c, tfl_philox_state *st, rval *v)
 {
+    const tfl_random_op *op = c->op;
+    uint32_t r[4];
     tfl_philox_next4(st, r);
-    if (c->op->kind == TFL_RANDOM_NORMAL) {
-        tfl_curand_box_muller(r[0], r[1], &n[0], &n[1]);
-        tfl_curand_box_muller(r[2], r[3], &n[2], &n[3]);
+    if (op->kind == TFL_RANDOM_INT_FROM_TO) {
+        if (op->bits == 64) {
+            v[0].r = (uint64_t)r[0] << 32 | r[1];
+            v[1].r = (uint64_t)r[2] << 32 | r[3];
+        } else {
+            for (int j = 0; j < 4; j++)
+                v[j].r = r[j];
+        }
+    } else if (op->acc == TFL_DT_F64) {
+        if (op->kind == TFL_RANDOM_NORMAL) {
+            tfl_curand_box_muller_double(r[0], r[1], r[2], r[3], &v[0].d, &v[1].d);
+        } else {
+            v[0].d = tfl_curand_uniform_double(r[0], r[1]);
+            v[1].d = tfl_curand_uniform_double(r[2], r[3]);
+        }
+    } else if (op->kind == TFL_RANDOM_NORMAL) {
+        tfl_curand_box_muller(r[0], r[1], &v[0].f, &v[1].f);
+        tfl_curand_box_muller(r[2], r[3], &v[2].f, &v[3].f);
+    } else {
+        for (int j = 0; j < 4; j++)
+            v[j].f = tfl_curand_uniform(r[j]);
     }
 }
 
@@ -122,18 +189,19 @@ static void run_grid_stride(const rng_ctx *c)
     const tfl_random_op *op = c->op;
     const uint64_t T = op->threads;
     const uint64_t numel = (uint64_t)op->numel;
-    uint32_t r[4];
-    float n[4] = { 0, 0, 0, 0 };
+    const int U = c->per_draw;
+    rval v[4];
+    memset(v, 0, sizeof v);
     for (uint64_t t = 0; t < T && t < numel; t++) {
         tfl_philox_state st;
         tfl_philox_init(&st, op->seed, t, op->offset);
-        /* draw k of thread t covers t + T*(4k + j), j = 0..3 */
-        for (uint64_t base = t; base < numel; base += 4 * T) {
-            draw4(c, &st, r, n);
-            for (int j = 0; j < 4; j++) {
+        /* draw k of thread t covers t + T*(U*k + j), j < U */
+        for (uint64_t base = t; base < numel; base += (uint64_t)U * T) {
+            draw(c, &st, v);
+            for (int j = 0; j < U; j++) {
                 uint64_t li = base + (uint64_t)j * T;
                 if (li < numel)
-                    emit(c, (int64_t)li, r[j], n[j]);
+                    emit(c, (int64_t)li, &v[j]);
             }
         }
     }
@@ -146,8 +214,8 @@ static void run_vec(const rng_ctx *c)
     const uint64_t numel = (uint64_t)op->numel;
     const int vec = op->vec;
     const int draws = (vec + 3) / 4;
-    uint32_t r[16];
-    float n[16] = { 0 };
+    rval v[16];
+    memset(v, 0, sizeof v);
     for (uint64_t t = 0; t < T && t * (uint64_t)vec < numel; t++) {
         tfl_philox_state st;
         tfl_philox_init(&st, op->seed, t, op->offset);
@@ -155,11 +223,11 @@ static void run_vec(const rng_ctx *c)
             /* fresh draws every step; for vec 2 PyTorch's "reuse .z/.w"
              * branch never runs (its toggle starts and stays at 0) */
             for (int d = 0; d < draws; d++)
-                draw4(c, &st, r + 4 * d, n + 4 * d);
+                draw(c, &st, v + 4 * d);
             for (int j = 0; j < vec; j++) {
                 uint64_t li = base + (uint64_t)j;
                 if (li < numel)
-                    emit(c, (int64_t)li, r[j], n[j]);
+                    emit(c, (int64_t)li, &v[j]);
             }
         }
     }
@@ -175,9 +243,15 @@ tfl_status host_random(const tfl_random_op *op)
     memset(&c, 0, sizeof c);
     c.op = op;
     c.esz = dtype_size(op->dtype);
+    c.fa = (float)op->a;
+    c.fb = (float)op->b;
+    c.fc = (float)op->c;
+    c.per_draw = 4;
+    if (op->kind == TFL_RANDOM_INT_FROM_TO ? op->bits == 64 : op->acc == TFL_DT_F64)
+        c.per_draw = 2;
     /* the kernel computes 1.0 / p in double and stores it as float */
     if (op->kind == TFL_RANDOM_DROPOUT)
-        c.scale = (float)(1.0 / (double)op->a);
+        c.scale = (float)(1.0 / (double)c.fa);
     if (op->traverse == TFL_RANDOM_TRAVERSE_VEC)
         run_vec(&c);
     else

@@ -107,4 +107,25 @@ static inline void tfl_curand_box_muller(uint32_t x, uint32_t y, float *a, float
     *b = (float)cos((double)v) * s;
 }
 
+/* cuRAND's double uniform from two 32-bit values (53 bits), in (0, 1]. */
+static inline double tfl_curand_uniform_double(uint32_t x, uint32_t y)
+{
+    uint64_t z = (uint64_t)x ^ ((uint64_t)y << (53 - 32));
+    return (double)z * 0x1p-53 + 0x1p-54;
+}
+
+/* cuRAND's double Box-Muller pair (curand_normal2_double): sinpi first.
+ * The GPU uses sincospi; sin/cos of v*pi here agree to an ulp or so. */
+static inline void tfl_curand_box_muller_double(uint32_t x0, uint32_t x1, uint32_t y0,
+                                                uint32_t y1, double *a, double *b)
+{
+    uint64_t zx = (uint64_t)x0 ^ ((uint64_t)x1 << (53 - 32));
+    uint64_t zy = (uint64_t)y0 ^ ((uint64_t)y1 << (53 - 32));
+    double u = (double)zx * 0x1p-53 + 0x1p-54;
+    double v = (double)zy * 0x1p-52 + 0x1p-53;
+    double s = sqrt(-2.0 * log(u));
+    *a = sin(v * 3.1415926535897932) * s;
+    *b = cos(v * 3.1415926535897932) * s;
+}
+
 #endif

@@ -2,12 +2,14 @@
  * random.c - the "random" kernel family of the semantic op table: PyTorch's
  * CUDA RNG kernels, decoded into tfl_random_op (torchfl/ops/random.h).
  *
- * Claimed (fp32 unless said):
- *   distribution_elementwise_grid_stride_kernel<float, 4, ...> for
+ * Claimed:
+ *   distribution_elementwise_grid_stride_kernel<float, 4> / <double, 2> for
  *     uniform_kernel (torch.rand, uniform_), normal_kernel (torch.randn,
- *     normal_), bernoulli_kernel (bernoulli_(p) with a scalar p), and
- *     <unsigned int, 4, ...> random_from_to_kernel into int64 (torch.randint
- *     with a range below 2^32); both the trivial-1d launch and the
+ *     normal_), bernoulli_kernel (bernoulli_(p) with a scalar p) into
+ *     float / double; <unsigned int, 4> and <unsigned long, 2> for
+ *     random_from_to_kernel (torch.randint), random_kernel (random_()) and
+ *     random_full_64_bits_range_kernel into float, double, int64, int32,
+ *     int8, uint8, bool; both the trivial-1d launch and the
  *     OffsetCalculator launch;
  *   fused_dropout_kernel_vec<float, float, unsigned int|unsigned long, 1, VEC, bool|uchar>
  *   fused_dropout_kernel<float, float, unsigned int|unsigned long, A, B, bool|uchar>
@@ -45,6 +47,9 @@ typedef struct rcookie {
     rkind rk;
     tfl_random_kind kind;
     int offset_calc;       /* distribution: element lambda with OffsetCalculator */
+    tfl_dtype dtype, acc;  /* distribution: output type; F32/F64 draws        */
+    int bits;              /* integer draws: 32 or 64                         */
+    int full_range;        /* random_ without bounds: range from the dtype    */
     int wide_index;        /* dropout: uint64 TensorInfo                         */
     int vec;               /* dropout_vec: VEC                                   */
     tfl_dtype mask_dtype;
@@ -53,23 +58,65 @@ typedef struct rcookie {
 
 /* ------------------------------------------------------------- match */
 
+/* Itanium codes of the scalar types PyTorch's integer kernels write. */
+static int int_scalar(char code, tfl_dtype *t)
+{
+    switch (code) {
+    case 'f': *t = TFL_DT_F32; return 1;
+    case 'd': *t = TFL_DT_F64; return 1;
+    case 'l': *t = TFL_DT_I64; return 1;
+    case 'i': *t = TFL_DT_I32; return 1;
+    case 'a': *t = TFL_DT_I8; return 1;
+    case 'h': *t = TFL_DT_U8; return 1;
+    case 'b': *t = TFL_DT_BOOL; return 1;
+    default: return 0;     /* short, unsigned, half, bfloat16: not mapped */
+    }
+}
+
 static int match_dist(const char *m, rcookie *c)
 {
-    if (strstr(m, "distribution_nullary_kernelIff6float4") &&
-        strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
-        if (strstr(m, "14uniform_kernel")) {
-            c->kind = TFL_RANDOM_UNIFORM; c->op = "uniform";
-        } else if (strstr(m, "13normal_kernel")) {
-            c->kind = TFL_RANDOM_NORMAL; c->op = "normal";
-        } else if (strstr(m, "16bernoulli_kernel")) {
-            c->kind = TFL_RANDOM_BERNOULLI; c->op = "bernoulli";
-        } else {
+    static const char dn[] = "distribution_nullary_kernelI";
+    const char *p = strstr(m, dn);
+    if (!p)
+        return 0;
+    p += strlen(dn);
+    int is_int = 0;
+    if (strstr(m, "21random_from_to_kernel")) {
+        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random_from_to"; is_int = 1;
+    } else if (strstr(m, "32random_full_64_bits_range_kernel")) {
+        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random"; is_int = 1; c->full_range = 2;
+    } else if (strstr(m, "13random_kernel")) {
+        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random"; is_int = 1; c->full_range = 1;
+    } else if (strstr(m, "14uniform_kernel")) {
+        c->kind = TFL_RANDOM_UNIFORM; c->op = "uniform";
+    } else if (strstr(m, "13normal_kernel")) {
+        c->kind = TFL_RANDOM_NORMAL; c->op = "normal";
+    } else if (strstr(m, "16bernoulli_kernel")) {
+        c->kind = TFL_RANDOM_BERNOULLI; c->op = "bernoulli";
+    } else {
+        return 0;
+    }
+    if (is_int) {
+        /* <scalar_t, uint32|uint64, uint4|ulonglong2, ...> */
+        if (!int_scalar(p[0], &c->dtype))
             return 0;
-        }
-    } else if (strstr(m, "distribution_nullary_kernelIlj5uint4") &&
-               strstr(m, "distribution_elementwise_grid_stride_kernelIjLi4E") &&
-               strstr(m, "21random_from_to_kernel")) {
-        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random_from_to";
+        if (!strncmp(p + 1, "j5uint4", 7) &&
+            strstr(m, "distribution_elementwise_grid_stride_kernelIjLi4E"))
+            c->bits = 32;
+        else if (!strncmp(p + 1, "m10ulonglong2", 13) &&
+                 strstr(m, "distribution_elementwise_grid_stride_kernelImLi2E"))
+            c->bits = 64;
+        else
+            return 0;
+        /* random_full_64_bits_range exists only with 64-bit draws */
+        if (c->full_range == 2 && c->bits != 64)
+            return 0;
+    } else if (!strncmp(p, "ff6float4", 9) &&
+               strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
+        c->dtype = c->acc = TFL_DT_F32;
+    } else if (!strncmp(p, "dd7double2", 10) &&
+               strstr(m, "distribution_elementwise_grid_stride_kernelIdLi2E")) {
+        c->dtype = c->acc = TFL_DT_F64;
     } else {
         return 0;
     }
@@ -82,6 +129,22 @@ static int match_dist(const char *m, rcookie *c)
         return 0;
     c->rk = RK_DIST;
     return 1;
+}
+
+/* random_()'s modulus for a dtype: transformation::uniform_int (bool: 2,
+ * integers: max + 1, floating: 2^digits + 1). */
+static uint64_t full_range_of(tfl_dtype t)
+{
+    switch (t) {
+    case TFL_DT_BOOL: return 2;
+    case TFL_DT_I64: return (uint64_t)1 << 63;
+    case TFL_DT_I32: return (uint64_t)1 << 31;
+    case TFL_DT_I8: return 128;
+    case TFL_DT_U8: return 256;
+    case TFL_DT_F32: return ((uint64_t)1 << 24) + 1;
+    case TFL_DT_F64: return ((uint64_t)1 << 53) + 1;
+    default: return 0;
+    }
 }
 
 static int match_dropout(const char *m, rcookie *c)
@@ -261,6 +324,15 @@ static int view_from_tensor_info(const unsigned char *ti, int wide, size_t esz,
     return prod == numel;
 }
 
+static size_t dtype_bytes(tfl_dtype t)
+{
+    switch (t) {
+    case TFL_DT_F64: case TFL_DT_I64: return 8;
+    case TFL_DT_F32: case TFL_DT_I32: return 4;
+    default: return 1;
+    }
+}
+
 static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_random_op *r,
                               char *err, size_t errlen)
 {
@@ -269,12 +341,18 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
     if (st != TFL_OK)
         return st;
     const unsigned char *lam = call->args[3];
-    const unsigned char *cap;
     void *out;
-    size_t esz = c->kind == TFL_RANDOM_INT_FROM_TO ? 8 : 4;
+    size_t esz = dtype_bytes(c->dtype);
     if (numel < 0)
         return TFL_ERR_UNSUPPORTED;
     r->numel = numel;
+    r->dtype = c->dtype;
+    r->acc = c->acc;
+    r->bits = c->bits;
+    /* captures follow out_data and stride0 (trivial) or the
+     * OffsetCalculator and out_data: 4-byte ones packed at 12, 8-byte
+     * ones aligned to 16 (trivial) or at 416 */
+    const unsigned char *cap4, *cap8;
     if (!c->offset_calc) {
         out = (void *)(uintptr_t)rd_u64(lam);
         int32_t stride0 = (int32_t)rd_u32(lam + 8);
@@ -282,39 +360,46 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
         r->out.ndim = 1;
         r->out.sizes[0] = numel > 0 ? numel : 1;
         r->out.strides[0] = stride0;
-        cap = lam + 12;
+        cap4 = lam + 12;
+        cap8 = lam + 16;
     } else {
         out = (void *)(uintptr_t)rd_u64(lam + 408);
         if (!view_from_offset_calc(lam, out, numel, &r->out))
             return TFL_ERR_UNSUPPORTED;
-        cap = lam + 416;
+        cap4 = cap8 = lam + 416;
     }
+    const int dbl = c->acc == TFL_DT_F64;
     switch (c->kind) {
-    case TFL_RANDOM_UNIFORM:               /* [range, from, to] floats */
-        r->a = rd_f32(cap);
-        r->b = rd_f32(cap + 4);
-        r->c = rd_f32(cap + 8);
-        r->dtype = TFL_DT_F32;
+    case TFL_RANDOM_UNIFORM:               /* [range, from, to] */
+        if (dbl) {
+            r->a = rd_f64(cap8); r->b = rd_f64(cap8 + 8); r->c = rd_f64(cap8 + 16);
+        } else {
+            r->a = rd_f32(cap4); r->b = rd_f32(cap4 + 4); r->c = rd_f32(cap4 + 8);
+        }
         break;
-    case TFL_RANDOM_NORMAL:                /* [mean, std] floats */
-        r->b = rd_f32(cap);
-        r->a = rd_f32(cap + 4);
-        r->dtype = TFL_DT_F32;
+    case TFL_RANDOM_NORMAL:                /* [mean, std] */
+        if (dbl) {
+            r->b = rd_f64(cap8); r->a = rd_f64(cap8 + 8);
+        } else {
+            r->b = rd_f32(cap4); r->a = rd_f32(cap4 + 4);
+        }
         break;
-    case TFL_RANDOM_BERNOULLI:             /* [p] double, 8-aligned */
-        if (!c->offset_calc)
-            cap = lam + 16;
-        r->a = (float)rd_f64(cap);
-        r->dtype = TFL_DT_F32;
+    case TFL_RANDOM_BERNOULLI:             /* [p] double; a float kernel rounds it */
+        r->a = dbl ? rd_f64(cap8) : (double)(float)rd_f64(cap8);
         break;
-    case TFL_RANDOM_INT_FROM_TO:           /* [range uint64, base int64] */
-        if (!c->offset_calc)
-            cap = lam + 16;
-        r->range = rd_u64(cap);
-        r->base = (int64_t)rd_u64(cap + 8);
-        r->dtype = TFL_DT_I64;
-        if (r->range == 0)
-            return TFL_ERR_UNSUPPORTED;
+    case TFL_RANDOM_INT_FROM_TO:
+        if (c->full_range == 1) {          /* random_(): no captures */
+            r->range = full_range_of(c->dtype);
+            r->base = 0;
+        } else if (c->full_range == 2) {   /* the whole int64 range */
+            r->range = 0;
+            r->base = 0;
+        } else {                           /* [range uint64, base int64] */
+            r->range = rd_u64(cap8);
+            r->base = (int64_t)rd_u64(cap8 + 8);
+            if (r->range == 0)
+                return TFL_ERR_UNSUPPORTED;
+        }
         break;
     default:
         return TFL_ERR_UNSUPPORTED;
@@ -337,6 +422,7 @@ static tfl_status decode_dropout(const tfl_kcall *call, const rcookie *c, tfl_ra
         return TFL_ERR_UNSUPPORTED;
     r->numel = total;
     r->dtype = TFL_DT_F32;
+    r->acc = TFL_DT_F32;
     r->mask_dtype = c->mask_dtype;
     if (c->rk == RK_DROPOUT_VEC) {
         /* the vectorised kernel indexes all three as contiguous arrays */

@@ -139,3 +139,70 @@ def test_dropout_functional_training_and_eval(cuda):
     kept = y != 0
     assert torch.allclose(y[kept], xc[kept] / 0.7, rtol=1e-6, atol=0)
     assert abs((~kept).double().mean().item() - 0.3) < 0.03
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int8, torch.uint8,
+                                   torch.float32, torch.float64])
+def test_randint_dtypes(cuda, dtype):
+    torch.manual_seed(8)
+    r = torch.randint(2, 12, (200_000,), dtype=dtype, device=cuda).cpu()
+    assert r.dtype == dtype
+    assert r.min() == 2 and r.max() == 11
+    assert torch.equal(r, r.round())
+    counts = torch.bincount(r.long() - 2, minlength=10).double() / r.numel()
+    assert torch.all((counts - 0.1).abs() < 5e-3)
+    torch.manual_seed(8)
+    assert torch.equal(torch.randint(2, 12, (200_000,), dtype=dtype, device=cuda).cpu(), r)
+
+
+def test_randint_wide_range_uses_64_bit_draws(cuda):
+    torch.manual_seed(9)
+    hi = 2 ** 40
+    r = torch.randint(-hi, hi, (100_000,), device=cuda).cpu().double()
+    assert r.min() >= -hi and r.max() < hi
+    assert r.max() > 2 ** 33 and r.min() < -2 ** 33      # beyond 32-bit draws
+    assert abs(r.mean().item()) < 0.02 * hi
+
+
+@pytest.mark.parametrize("dtype,bound", [(torch.float32, 2 ** 24), (torch.float64, 2 ** 53),
+                                         (torch.int64, 2 ** 63 - 1), (torch.int32, 2 ** 31 - 1),
+                                         (torch.uint8, 255), (torch.bool, 1)])
+def test_random_full(cuda, dtype, bound):
+    torch.manual_seed(10)
+    r = torch.empty(50_000, dtype=dtype, device=cuda).random_().cpu()
+    if dtype == torch.bool:
+        frac = r.double().mean().item()
+        assert abs(frac - 0.5) < 0.02
+        return
+    assert r.min() >= 0 and r.max() <= bound
+    if dtype in (torch.float32, torch.float64):
+        assert torch.equal(r, r.round())
+    # spread over the whole range, not a small corner of it
+    assert r.double().max().item() > 0.9 * bound
+
+
+def test_random_full_int64_range(cuda):
+    torch.manual_seed(11)
+    r = torch.empty(50_000, dtype=torch.int64, device=cuda).random_(-2 ** 63, None).cpu()
+    assert (r < 0).any() and (r > 0).any()
+    assert r.min() < -2 ** 62 and r.max() > 2 ** 62
+
+
+def test_double_distributions(cuda):
+    torch.manual_seed(12)
+    u = torch.rand(1_000_000, dtype=torch.float64, device=cuda).cpu()
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 3e-3 and abs(u.std() - 1 / math.sqrt(12)) < 3e-3
+    n = torch.randn(1_000_000, dtype=torch.float64, device=cuda).cpu()
+    assert abs(n.mean()) < 5e-3 and abs(n.std() - 1) < 5e-3
+    b = torch.empty(1_000_000, dtype=torch.float64, device=cuda).bernoulli_(0.2).cpu()
+    assert torch.all((b == 0) | (b == 1)) and abs(b.mean() - 0.2) < 3e-3
+    torch.manual_seed(12)
+    assert torch.equal(torch.rand(1_000_000, dtype=torch.float64, device=cuda).cpu(), u)
+    # the strided launch draws the same numbers in the same order
+    torch.manual_seed(13)
+    flat = torch.randn(48, dtype=torch.float64, device=cuda).cpu()
+    base = torch.zeros(6, 16, dtype=torch.float64).to(cuda)
+    torch.manual_seed(13)
+    base[:, 1::2].normal_()
+    assert torch.equal(base.cpu()[:, 1::2].reshape(-1), flat)
