@@ -20,7 +20,11 @@
  *   - TFL_RANDOM_TRAVERSE_VEC: thread t handles `vec` consecutive elements
  *     starting at (t + threads * k) * vec, with ceil(vec / 4) draws for each
  *     such step; vec = 2 uses .x and .y of a fresh draw each step
- *     (fused_dropout_kernel_vec).
+ *     (fused_dropout_kernel_vec);
+ *   - TFL_RANDOM_TRAVERSE_APPLY4: thread t handles elements (t + threads*k)*4
+ *     + j, j = 0..3, and restarts its generator at every step k, so every
+ *     step sees the same first draw (kernelPointwiseApply2 with step 4, as
+ *     bernoulli_(p_tensor) runs it).
  */
 #ifndef TORCHFL_OPS_RANDOM_H
 #define TORCHFL_OPS_RANDOM_H
@@ -43,11 +47,14 @@ typedef enum tfl_random_kind {
     TFL_RANDOM_INT_FROM_TO = 4,
     /* mask = (u < a); out = in * mask * (float)(1.0 / a)  (a = keep prob). */
     TFL_RANDOM_DROPOUT = 5,
+    /* out = (u <= in) ? 1 : 0, in the probability tensor (in_dtype). */
+    TFL_RANDOM_BERNOULLI_TENSOR = 6,
 } tfl_random_kind;
 
 typedef enum tfl_random_traverse {
     TFL_RANDOM_TRAVERSE_GRID_STRIDE = 0,
     TFL_RANDOM_TRAVERSE_VEC = 1,
+    TFL_RANDOM_TRAVERSE_APPLY4 = 2,
 } tfl_random_traverse;
 
 /* A strided tensor.  Element i (linear, row-major over the logical shape)
@@ -68,11 +75,13 @@ typedef struct tfl_random_op {
     uint64_t threads;        /* threads in the launch (grid x block)     */
     int64_t numel;
     tfl_dtype dtype;         /* out (and in for dropout): F32 (dropout), F32 or
-                              * F64 (UNIFORM/NORMAL/BERNOULLI); INT_FROM_TO:
-                              * F32, F64, I64, I32, I8, U8, BOOL            */
+                              * F64 (UNIFORM/NORMAL/BERNOULLI); INT_FROM_TO and
+                              * BERNOULLI_TENSOR: F32, F64, I64, I32, I8, U8,
+                              * BOOL                                        */
     tfl_dtype acc;           /* UNIFORM/NORMAL/BERNOULLI: F32 or F64 draws    */
     int bits;                /* INT_FROM_TO: 32 or 64-bit draws               */
     tfl_dtype mask_dtype;    /* dropout mask: BOOL or U8 (1 byte, 0/1)  */
+    tfl_dtype in_dtype;      /* BERNOULLI_TENSOR: probabilities, F32 or F64 */
     tfl_random_view out, in, mask;
     double a, b, c;          /* parameters as the kind says; with acc F32 they
                               * hold float values and are used as floats    */

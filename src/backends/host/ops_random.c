@@ -57,6 +57,9 @@ int host_random_supported(const tfl_random_op *op)
             return 0;
         if (op->kind != TFL_RANDOM_DROPOUT)
             return 0;
+    } else if (op->traverse == TFL_RANDOM_TRAVERSE_APPLY4) {
+        if (op->kind != TFL_RANDOM_BERNOULLI_TENSOR)
+            return 0;
     } else if (op->traverse != TFL_RANDOM_TRAVERSE_GRID_STRIDE) {
         return 0;
     }
@@ -75,6 +78,9 @@ int host_random_supported(const tfl_random_op *op)
     case TFL_RANDOM_DROPOUT:
         return op->dtype == TFL_DT_F32 &&
                (op->mask_dtype == TFL_DT_BOOL || op->mask_dtype == TFL_DT_U8);
+    case TFL_RANDOM_BERNOULLI_TENSOR:
+        return op->traverse == TFL_RANDOM_TRAVERSE_APPLY4 && int_out_ok(op->dtype) &&
+               (op->in_dtype == TFL_DT_F32 || op->in_dtype == TFL_DT_F64);
     }
     return 0;
 }
@@ -142,6 +148,14 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
     case TFL_RANDOM_INT_FROM_TO: {
         uint64_t r = op->range ? v->r % op->range : v->r;
         store_int(c, li, (int64_t)(r + (uint64_t)op->base));
+        break;
+    }
+    case TFL_RANDOM_BERNOULLI_TENSOR: {
+        /* the probability is compared in its own type, float draw promoted */
+        int hit = op->in_dtype == TFL_DT_F64
+                      ? (double)v->f <= *(const double *)view_at(&op->in, li, 8)
+                      : v->f <= *(const float *)view_at(&op->in, li, 4);
+        store_int(c, li, hit);
         break;
     }
     case TFL_RANDOM_DROPOUT: {
@@ -233,6 +247,25 @@ static void run_vec(const rng_ctx *c)
     }
 }
 
+static void run_apply4(const rng_ctx *c)
+{
+    const tfl_random_op *op = c->op;
+    const uint64_t T = op->threads;
+    const uint64_t numel = (uint64_t)op->numel;
+    rval v[4];
+    memset(v, 0, sizeof v);
+    for (uint64_t t = 0; t < T && 4 * t < numel; t++) {
+        /* the functor initialises the generator on every call: each step
+         * of thread t uses the same first draw */
+        tfl_philox_state st;
+        tfl_philox_init(&st, op->seed, t, op->offset);
+        draw(c, &st, v);
+        for (uint64_t base = 4 * t; base < numel; base += 4 * T)
+            for (int j = 0; j < 4 && base + (uint64_t)j < numel; j++)
+                emit(c, (int64_t)(base + (uint64_t)j), &v[j]);
+    }
+}
+
 tfl_status host_random(const tfl_random_op *op)
 {
     if (!host_random_supported(op))
@@ -254,6 +287,8 @@ tfl_status host_random(const tfl_random_op *op)
         c.scale = (float)(1.0 / (double)c.fa);
     if (op->traverse == TFL_RANDOM_TRAVERSE_VEC)
         run_vec(&c);
+    else if (op->traverse == TFL_RANDOM_TRAVERSE_APPLY4)
+        run_apply4(&c);
     else
         run_grid_stride(&c);
     return TFL_OK;

@@ -13,7 +13,10 @@
  *     OffsetCalculator launch;
  *   fused_dropout_kernel_vec<float, float, unsigned int|unsigned long, 1, VEC, bool|uchar>
  *   fused_dropout_kernel<float, float, unsigned int|unsigned long, A, B, bool|uchar>
- *     (F.dropout / native_dropout in training).
+ *     (F.dropout / native_dropout in training);
+ *   kernelPointwiseApply2 of bernoulli_tensor_cuda_kernel<scalar_t, float|double>
+ *     (torch.bernoulli(p) / bernoulli_(p_tensor)): TensorInfo ret, TensorInfo
+ *     p, total, the lambda holding the PhiloxCudaState.
  *
  * Parameter layouts (sm_80 cubins of torch 2.11.0+cu130, checked against
  * the SASS of the kernels):
@@ -41,6 +44,7 @@ typedef enum rkind {
     RK_DIST = 1,       /* distribution_elementwise_grid_stride_kernel */
     RK_DROPOUT_VEC,
     RK_DROPOUT,
+    RK_BERNOULLI_TENSOR,  /* kernelPointwiseApply2<bernoulli_tensor_cuda_kernel lambda> */
 } rkind;
 
 typedef struct rcookie {
@@ -53,6 +57,7 @@ typedef struct rcookie {
     int wide_index;        /* dropout: uint64 TensorInfo                         */
     int vec;               /* dropout_vec: VEC                                   */
     tfl_dtype mask_dtype;
+    tfl_dtype in_dtype;    /* bernoulli tensor: probability type          */
     const char *op;
 } rcookie;
 
@@ -196,6 +201,37 @@ static int match_dropout(const char *m, rcookie *c)
     return 1;
 }
 
+/* kernelPointwiseApply2<Op, scalar_t, prob_t, IndexType, ADims, BDims, 4, 512>
+ * with Op the lambda of bernoulli_tensor_cuda_kernel<scalar_t, prob_t>. */
+static int match_bernoulli_tensor(const char *m, rcookie *c)
+{
+    static const char k[] = "21kernelPointwiseApply2IZNS_6native9templates4cuda"
+                            "28bernoulli_tensor_cuda_kernelI";
+    const char *p = strstr(m, k);
+    if (!p)
+        return 0;
+    p += strlen(k);
+    if (!int_scalar(p[0], &c->dtype))
+        return 0;
+    if (p[1] == 'f') c->in_dtype = TFL_DT_F32;
+    else if (p[1] == 'd') c->in_dtype = TFL_DT_F64;
+    else return 0;
+    /* after the lambda ("...E_"): scalar1, scalar2, then the index type */
+    const char *q = strstr(p, "PhiloxCudaStateEEUl");
+    if (!q || !(q = strstr(q, "E_")))
+        return 0;
+    const char *idx = NULL;
+    for (const char *r = q + 2; *r; r++)
+        if ((r[0] == 'j' || r[0] == 'm') && r[1] == 'L' && r[2] == 'i') { idx = r; break; }
+    if (!idx || !strstr(idx, "ELi4ELi512E"))
+        return 0;
+    c->wide_index = idx[0] == 'm';
+    c->rk = RK_BERNOULLI_TENSOR;
+    c->kind = TFL_RANDOM_BERNOULLI_TENSOR;
+    c->op = "bernoulli";
+    return 1;
+}
+
 static int match(const char *mangled, void **cookie)
 {
     rcookie c;
@@ -205,6 +241,8 @@ static int match(const char *mangled, void **cookie)
         ok = match_dist(mangled, &c);
     else if (strstr(mangled, "fused_dropout_kernel"))
         ok = match_dropout(mangled, &c);
+    else if (strstr(mangled, "bernoulli_tensor_cuda_kernel"))
+        ok = match_bernoulli_tensor(mangled, &c);
     if (!ok)
         return 0;
     rcookie *keep = malloc(sizeof *keep);
@@ -451,6 +489,34 @@ static tfl_status decode_dropout(const tfl_kcall *call, const rcookie *c, tfl_ra
     return TFL_OK;
 }
 
+/* (TensorInfo<scalar_t> ret, TensorInfo<prob_t> p, IndexType total,
+ *  lambda{PhiloxCudaState}) */
+static tfl_status decode_bernoulli_tensor(const tfl_kcall *call, const rcookie *c,
+                                          tfl_random_op *r, char *err, size_t errlen)
+{
+    int64_t total = c->wide_index ? (int64_t)rd_u64(call->args[2])
+                                  : (int64_t)rd_u32(call->args[2]);
+    tfl_status st = unpack_philox(call->args[3], &r->seed, &r->offset, err, errlen);
+    if (st != TFL_OK)
+        return st;
+    if (total < 0)
+        return TFL_ERR_UNSUPPORTED;
+    r->numel = total;
+    r->dtype = c->dtype;
+    r->in_dtype = c->in_dtype;
+    r->acc = TFL_DT_F32;
+    r->traverse = TFL_RANDOM_TRAVERSE_APPLY4;
+    size_t osz = dtype_bytes(c->dtype), psz = dtype_bytes(c->in_dtype);
+    if (total > 0 &&
+        (!view_from_tensor_info(call->args[0], c->wide_index, osz, total, &r->out) ||
+         !view_from_tensor_info(call->args[1], c->wide_index, psz, total, &r->in)))
+        return TFL_ERR_UNSUPPORTED;
+    if ((st = check_view(&r->out, total, osz, "bernoulli output", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->in, total, psz, "bernoulli probabilities", err, errlen)) != TFL_OK)
+        return st;
+    return TFL_OK;
+}
+
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     const rcookie *c = cookie;
@@ -467,7 +533,8 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     r->kind = c->kind;
     r->threads = (uint64_t)call->grid[0] * call->block[0];
     tfl_status st = c->rk == RK_DIST ? decode_dist(call, c, r, err, errlen)
-                                     : decode_dropout(call, c, r, err, errlen);
+                  : c->rk == RK_BERNOULLI_TENSOR ? decode_bernoulli_tensor(call, c, r, err, errlen)
+                  : decode_dropout(call, c, r, err, errlen);
     if (st != TFL_OK)
         return st;
     if (r->numel == 0 || r->threads == 0)

@@ -206,3 +206,39 @@ def test_double_distributions(cuda):
     torch.manual_seed(13)
     base[:, 1::2].normal_()
     assert torch.equal(base.cpu()[:, 1::2].reshape(-1), flat)
+
+
+# (other output types with double p make PyTorch cast p first: an
+# elementwise copy kernel, not this family)
+@pytest.mark.parametrize("pdtype,odtype", [(torch.float32, None), (torch.float64, None),
+                                           (torch.float32, torch.int64),
+                                           (torch.float32, torch.uint8),
+                                           (torch.float32, torch.bool)])
+def test_bernoulli_tensor_p(cuda, pdtype, odtype):
+    n = 400_000
+    p = torch.cat([torch.full((n // 2,), 0.2), torch.full((n // 2,), 0.85)]).to(pdtype)
+    pc = p.to(cuda)
+    torch.manual_seed(14)
+    if odtype is None:
+        b = torch.bernoulli(pc).cpu()
+        assert b.dtype == pdtype
+    else:
+        b = torch.empty(n, dtype=odtype).to(cuda).bernoulli_(pc).cpu()
+        assert b.dtype == odtype
+    bd = b.double()
+    assert torch.all((bd == 0) | (bd == 1))
+    assert abs(bd[: n // 2].mean().item() - 0.2) < 5e-3
+    assert abs(bd[n // 2:].mean().item() - 0.85) < 5e-3
+    torch.manual_seed(14)
+    again = torch.bernoulli(pc).cpu() if odtype is None else \
+        torch.empty(n, dtype=odtype).to(cuda).bernoulli_(pc).cpu()
+    assert torch.equal(again, b)
+
+
+def test_bernoulli_tensor_p_strided_and_extremes(cuda):
+    p = torch.zeros(33, 64)
+    p[:, 32:] = 1.0
+    pt = p.to(cuda).t()                      # a transposed probability tensor
+    torch.manual_seed(15)
+    b = torch.bernoulli(pt).cpu()
+    assert torch.equal(b, p.t())              # p = 0 never fires, p = 1 always does
