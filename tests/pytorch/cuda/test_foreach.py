@@ -161,3 +161,75 @@ def test_fused_adam(cuda, adamw, amsgrad, variant):
     if variant == "found_inf":      # a skipped step leaves everything as it was
         for got, orig in zip(dev[:5], state[:5]):
             close(got, orig, rtol=0, atol=0)
+
+
+def _optimizer_case(make_opt, init_state, steps=3, step_on_device=False):
+    """Run `steps` optimizer steps on cuda and on cpu from the same start.
+
+    Gradients are made on CPU and copied; optimizer state is created up
+    front (from CPU tensors) so that the step itself is the only thing on
+    the device.
+    """
+    g = torch.Generator().manual_seed(21)
+    shapes = [(16, 8), (3,), (70000,), (1,)]
+    params = [torch.randn(*s, generator=g) for s in shapes]
+    grads = [[torch.randn(*s, generator=g) for s in shapes] for _ in range(steps)]
+    results = {}
+    for dev in ("cpu", "cuda"):
+        ps = [torch.nn.Parameter(p.clone().to(dev)) for p in params]
+        opt = make_opt(ps)
+        for p in ps:
+            opt.state[p] = {k: v.clone().to(dev) if v.dim() or step_on_device else v.clone()
+                            for k, v in init_state(p).items()}
+        for k in range(steps):
+            for p, gr in zip(ps, grads[k]):
+                p.grad = gr.clone().to(dev)
+            opt.step()
+        results[dev] = ps
+    for got, want in zip(results["cuda"], results["cpu"]):
+        torch.testing.assert_close(got.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-6)
+
+
+def _adam_state(p, amsgrad=False):
+    st = {"step": torch.tensor(0.0), "exp_avg": torch.zeros(p.shape),
+          "exp_avg_sq": torch.zeros(p.shape)}
+    if amsgrad:
+        st["max_exp_avg_sq"] = torch.zeros(p.shape)
+    return st
+
+
+def test_sgd_foreach(cuda):
+    _optimizer_case(lambda ps: torch.optim.SGD(ps, lr=0.1, foreach=True), lambda p: {})
+
+
+def test_sgd_momentum_foreach(cuda):
+    _optimizer_case(lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1,
+                                                weight_decay=1e-2, nesterov=False, foreach=True),
+                    lambda p: {"momentum_buffer": torch.full(p.shape, 0.01)})
+
+
+def test_sgd_nesterov_foreach(cuda):
+    _optimizer_case(lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.8, nesterov=True,
+                                                foreach=True),
+                    lambda p: {"momentum_buffer": torch.full(p.shape, -0.02)})
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+@pytest.mark.parametrize("weight_decay", [0.0, 0.05])
+def test_adam_foreach(cuda, amsgrad, weight_decay):
+    _optimizer_case(lambda ps: torch.optim.Adam(ps, lr=1e-2, weight_decay=weight_decay,
+                                                 amsgrad=amsgrad, foreach=True),
+                    lambda p: _adam_state(p, amsgrad))
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adamw_foreach(cuda, amsgrad):
+    _optimizer_case(lambda ps: torch.optim.AdamW(ps, lr=1e-2, weight_decay=0.1,
+                                                  amsgrad=amsgrad, foreach=True),
+                    lambda p: _adam_state(p, amsgrad))
+
+
+@pytest.mark.parametrize("cls", [torch.optim.Adam, torch.optim.AdamW])
+def test_adam_fused_optimizer(cuda, cls):
+    _optimizer_case(lambda ps: cls(ps, lr=1e-2, weight_decay=0.05, fused=True),
+                    lambda p: _adam_state(p), step_on_device=True)
