@@ -80,6 +80,22 @@ static void test_state_layout(void)
     tfl_philox4x32_10(cc, key, e0);
     CHECK(memcmp(r, e0, sizeof r) == 0, "counter increment does not carry into word 1");
 
+    /* the direct (counter-based) k-th draw equals k+1 sequential draws,
+     * also for offsets that are not a multiple of 4 */
+    {
+        int ok = 1;
+        for (uint64_t off = 0; off < 8; off++) {
+            tfl_philox_init(&s, seed, 77, off);
+            for (uint64_t k = 0; k < 5; k++) {
+                uint32_t d[4];
+                tfl_philox_next4(&s, r);
+                tfl_philox_draw(seed, 77, off, k, d);
+                ok &= memcmp(r, d, sizeof r) == 0;
+            }
+        }
+        CHECK(ok, "tfl_philox_draw disagrees with sequential draws");
+    }
+
     /* uniform transform stays in (0, 1] and hits both ends correctly */
     CHECK(tfl_curand_uniform(0) > 0.0f, "uniform(0) = %g", tfl_curand_uniform(0));
     CHECK(tfl_curand_uniform(0xffffffffu) == 1.0f, "uniform(max) = %.9g",
@@ -165,6 +181,20 @@ static void test_distributions(void)
             }
         }
         CHECK(ok, "grid-stride element mapping");
+    }
+
+    /* nothing is written past numel (guard elements after the end) */
+    {
+        float g[40];
+        for (int i = 0; i < 40; i++) g[i] = -7.0f;
+        tfl_random_op gop = base_op(TFL_RANDOM_UNIFORM, g, 33, 5);
+        gop.threads = 5;
+        gop.a = 1.0f; gop.b = 0.0f; gop.c = 1.0f;
+        host_random(&gop);
+        int ok = 1;
+        for (int i = 0; i < 33; i++) ok &= g[i] >= 0.0f && g[i] < 1.0f;
+        for (int i = 33; i < 40; i++) ok &= g[i] == -7.0f;
+        CHECK(ok, "uniform wrote outside [0, numel)");
     }
 
     /* normal(1, 2) */

@@ -28,6 +28,8 @@ static inline char *view_at(const tfl_random_view *v, int64_t i, size_t esz)
 {
     if (v->ndim == 0)
         return (char *)v->data + i * (int64_t)esz;
+    if (v->ndim == 1 && i < v->sizes[0])
+        return (char *)v->data + i * v->strides[0];
     int64_t off = 0;
     for (int d = 0; d < v->ndim; d++) {
         int64_t sz = v->sizes[d];
@@ -91,6 +93,8 @@ typedef struct rng_ctx {
     float fa, fb, fc;         /* float parameters (acc F32)          */
     float scale;              /* dropout: 1/p as the kernel rounds it */
     int per_draw;             /* values per draw: 4 or 2              */
+    int f32_fast;             /* uniform/normal/bernoulli into contiguous float */
+    int dropout_fast;         /* dropout over contiguous in/out/mask         */
     size_t esz;
 } rng_ctx;
 
@@ -168,12 +172,13 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
     }
 }
 
-/* One draw (curand4 and the kind's transform of it) into v[0..per_draw). */
-static inline void draw(const rng_ctx *c, tfl_philox_state *st, rval *v)
+/* Draw k of thread t (curand4 and the kind's transform of it) into
+ * v[0..per_draw). */
+static inline void draw(const rng_ctx *c, uint64_t t, uint64_t k, rval *v)
 {
     const tfl_random_op *op = c->op;
     uint32_t r[4];
-    tfl_philox_next4(st, r);
+    tfl_philox_draw(op->seed, t, op->offset, k, r);
     if (op->kind == TFL_RANDOM_INT_FROM_TO) {
         if (op->bits == 64) {
             v[0].r = (uint64_t)r[0] << 32 | r[1];
@@ -198,71 +203,121 @@ static inline void draw(const rng_ctx *c, tfl_philox_state *st, rval *v)
     }
 }
 
-static void run_grid_stride(const rng_ctx *c)
+/* Threads are replayed CH at a time, draw by draw, so that the elements
+ * written next to each other in memory are written one after another (a
+ * thread's own elements lie a whole grid apart). */
+#define CH 64
+
+/* The transforms use fused multiply-adds as the GPU does; where the CPU has
+ * FMA, the hot loops get a clone built for it (fmaf is then one instruction
+ * instead of a library call), picked when the library loads. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT_LOOP __attribute__((target_clones("fma", "default")))
+#else
+#define HOT_LOOP
+#endif
+
+HOT_LOOP static void run_grid_stride(const rng_ctx *c)
 {
     const tfl_random_op *op = c->op;
     const uint64_t T = op->threads;
     const uint64_t numel = (uint64_t)op->numel;
-    const int U = c->per_draw;
-    rval v[4];
+    const uint64_t U = (uint64_t)c->per_draw;
+    rval v[CH][4];
     memset(v, 0, sizeof v);
-    for (uint64_t t = 0; t < T && t < numel; t++) {
-        tfl_philox_state st;
-        tfl_philox_init(&st, op->seed, t, op->offset);
-        /* draw k of thread t covers t + T*(U*k + j), j < U */
-        for (uint64_t base = t; base < numel; base += (uint64_t)U * T) {
-            draw(c, &st, v);
-            for (int j = 0; j < U; j++) {
-                uint64_t li = base + (uint64_t)j * T;
-                if (li < numel)
-                    emit(c, (int64_t)li, &v[j]);
+    /* draw k of thread t covers t + T*(U*k + j), j < U */
+    for (uint64_t k = 0; T * U * k < numel; k++) {
+        for (uint64_t t0 = 0; t0 < T; t0 += CH) {
+            if (t0 + T * U * k >= numel)
+                break;
+            uint64_t tn = T - t0 < CH ? T - t0 : CH;
+            for (uint64_t i = 0; i < tn; i++)
+                draw(c, t0 + i, k, v[i]);
+            for (uint64_t j = 0; j < U; j++) {
+                uint64_t li0 = T * (U * k + j) + t0;
+                if (li0 >= numel)
+                    break;                  /* and so are the later j */
+                uint64_t n = numel - li0 < tn ? numel - li0 : tn;
+                if (c->f32_fast) {
+                    /* contiguous float output: the common case, no dispatch */
+                    float *o = (float *)op->out.data + li0;
+                    const float a = c->fa, b = c->fb, cc = c->fc;
+                    if (op->kind == TFL_RANDOM_UNIFORM) {
+                        for (uint64_t i = 0; i < n; i++) {
+                            float x = fmaf(v[i][j].f, a, b);
+                            o[i] = x == cc ? b : x;
+                        }
+                    } else if (op->kind == TFL_RANDOM_NORMAL) {
+                        for (uint64_t i = 0; i < n; i++)
+                            o[i] = fmaf(v[i][j].f, a, b);
+                    } else {
+                        for (uint64_t i = 0; i < n; i++)
+                            o[i] = v[i][j].f < a ? 1.0f : 0.0f;
+                    }
+                    continue;
+                }
+                for (uint64_t i = 0; i < n; i++)
+                    emit(c, (int64_t)(li0 + i), &v[i][j]);
             }
         }
     }
 }
 
-static void run_vec(const rng_ctx *c)
+HOT_LOOP static void run_vec(const rng_ctx *c)
 {
     const tfl_random_op *op = c->op;
     const uint64_t T = op->threads;
     const uint64_t numel = (uint64_t)op->numel;
-    const int vec = op->vec;
-    const int draws = (vec + 3) / 4;
+    const uint64_t vec = (uint64_t)op->vec;
+    const uint64_t draws = (vec + 3) / 4;
     rval v[16];
     memset(v, 0, sizeof v);
-    for (uint64_t t = 0; t < T && t * (uint64_t)vec < numel; t++) {
-        tfl_philox_state st;
-        tfl_philox_init(&st, op->seed, t, op->offset);
-        for (uint64_t base = t * (uint64_t)vec; base < numel; base += T * (uint64_t)vec) {
-            /* fresh draws every step; for vec 2 PyTorch's "reuse .z/.w"
-             * branch never runs (its toggle starts and stays at 0) */
-            for (int d = 0; d < draws; d++)
-                draw(c, &st, v + 4 * d);
-            for (int j = 0; j < vec; j++) {
-                uint64_t li = base + (uint64_t)j;
-                if (li < numel)
-                    emit(c, (int64_t)li, &v[j]);
+    /* step k of thread t: elements (t + T*k)*vec + j, from draws
+     * k*draws .. k*draws + draws-1 (fresh draws every step: for vec 2
+     * PyTorch's "reuse .z/.w" branch never runs, its toggle stays 0) */
+    for (uint64_t k = 0; T * k * vec < numel; k++) {
+        for (uint64_t t = 0; t < T; t++) {
+            uint64_t base = (t + T * k) * vec;
+            if (base >= numel)
+                break;
+            for (uint64_t d = 0; d < draws; d++)
+                draw(c, t, k * draws + d, v + 4 * d);
+            uint64_t n = numel - base < vec ? numel - base : vec;
+            if (c->dropout_fast) {
+                const float *x = (const float *)op->in.data + base;
+                float *y = (float *)op->out.data + base;
+                uint8_t *m = (uint8_t *)op->mask.data + base;
+                for (uint64_t j = 0; j < n; j++) {
+                    float keep = v[j].f < c->fa ? 1.0f : 0.0f;
+                    y[j] = x[j] * keep * c->scale;
+                    m[j] = keep != 0.0f;
+                }
+                continue;
             }
+            for (uint64_t j = 0; j < n; j++)
+                emit(c, (int64_t)(base + j), &v[j]);
         }
     }
 }
 
-static void run_apply4(const rng_ctx *c)
+HOT_LOOP static void run_apply4(const rng_ctx *c)
 {
     const tfl_random_op *op = c->op;
     const uint64_t T = op->threads;
     const uint64_t numel = (uint64_t)op->numel;
     rval v[4];
     memset(v, 0, sizeof v);
-    for (uint64_t t = 0; t < T && 4 * t < numel; t++) {
-        /* the functor initialises the generator on every call: each step
-         * of thread t uses the same first draw */
-        tfl_philox_state st;
-        tfl_philox_init(&st, op->seed, t, op->offset);
-        draw(c, &st, v);
-        for (uint64_t base = 4 * t; base < numel; base += 4 * T)
-            for (int j = 0; j < 4 && base + (uint64_t)j < numel; j++)
-                emit(c, (int64_t)(base + (uint64_t)j), &v[j]);
+    /* the functor initialises the generator on every call: each step k of
+     * thread t (elements (t + T*k)*4 + j) uses thread t's first draw */
+    for (uint64_t k = 0; 4 * T * k < numel; k++) {
+        for (uint64_t t = 0; t < T; t++) {
+            uint64_t base = 4 * (t + T * k);
+            if (base >= numel)
+                break;
+            draw(c, t, 0, v);
+            for (uint64_t j = 0; j < 4 && base + j < numel; j++)
+                emit(c, (int64_t)(base + j), &v[j]);
+        }
     }
 }
 
@@ -282,6 +337,11 @@ tfl_status host_random(const tfl_random_op *op)
     c.per_draw = 4;
     if (op->kind == TFL_RANDOM_INT_FROM_TO ? op->bits == 64 : op->acc == TFL_DT_F64)
         c.per_draw = 2;
+    c.f32_fast = op->out.ndim == 0 && op->dtype == TFL_DT_F32 && op->acc == TFL_DT_F32 &&
+                 (op->kind == TFL_RANDOM_UNIFORM || op->kind == TFL_RANDOM_NORMAL ||
+                  op->kind == TFL_RANDOM_BERNOULLI);
+    c.dropout_fast = op->kind == TFL_RANDOM_DROPOUT && op->in.ndim == 0 &&
+                     op->out.ndim == 0 && op->mask.ndim == 0;
     /* the kernel computes 1.0 / p in double and stores it as float */
     if (op->kind == TFL_RANDOM_DROPOUT)
         c.scale = (float)(1.0 / (double)c.fa);

@@ -24,6 +24,9 @@ static inline void tfl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2
 {
     uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
     uint32_t k0 = key[0], k1 = key[1];
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 10
+#endif
     for (int r = 0; r < 10; r++) {
         uint64_t p0 = (uint64_t)TFL_PHILOX_M0 * c0;
         uint64_t p1 = (uint64_t)TFL_PHILOX_M1 * c2;
@@ -87,24 +90,49 @@ static inline void tfl_philox_next4(tfl_philox_state *s, uint32_t r[4])
     }
 }
 
-/* cuRAND's float uniform: x * 2^-32 + 2^-33 (one fused rounding, as the
- * GPU's FFMA), so the result is in (0, 1]. */
+/* The k-th curand4 result of a generator set up by curand_init(seed,
+ * subsequence, offset), computed directly (Philox is counter based): block
+ * offset/4 + k of the subsequence, shifted by offset % 4 words.  Equals k+1
+ * calls of tfl_philox_next4 after tfl_philox_init. */
+static inline void tfl_philox_draw(uint64_t seed, uint64_t subsequence, uint64_t offset,
+                                   uint64_t k, uint32_t r[4])
+{
+    const uint32_t key[2] = { (uint32_t)seed, (uint32_t)(seed >> 32) };
+    const unsigned pos = (unsigned)(offset & 3);
+    uint32_t blk[2][4];
+    for (unsigned b = 0; b < (pos ? 2u : 1u); b++) {
+        uint64_t lo = (offset >> 2) + k + b;
+        uint64_t hi = subsequence + (lo < (offset >> 2));   /* 128-bit carry */
+        const uint32_t ctr[4] = { (uint32_t)lo, (uint32_t)(lo >> 32),
+                                  (uint32_t)hi, (uint32_t)(hi >> 32) };
+        tfl_philox4x32_10(ctr, key, blk[b]);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned j = pos + i;
+        r[i] = j < 4 ? blk[0][j] : blk[1][j - 4];
+    }
+}
+
+/* cuRAND's float uniform: x * 2^-32 + 2^-33, in (0, 1].  The GPU fuses it
+ * (FFMA); the product by a power of two is exact, so a plain multiply and
+ * add round the same way. */
 static inline float tfl_curand_uniform(uint32_t x)
 {
-    return fmaf((float)x, 0x1p-32f, 0x1p-33f);
+    return (float)x * 0x1p-32f + 0x1p-33f;
 }
 
 /* cuRAND's Box-Muller pair from two 32-bit values: sin first, then cos.
- * The GPU evaluates sin/cos with its approximate hardware unit, so these
- * agree with a GPU to a few ulp, not bit for bit. */
+ * The GPU evaluates sin/cos with its approximate hardware unit (about
+ * 2^-21 absolute error), so these agree with a GPU to that, not bit for
+ * bit; u, v, log and sqrt are as the GPU computes them. */
 static inline void tfl_curand_box_muller(uint32_t x, uint32_t y, float *a, float *b)
 {
     const float two_pi_2pow32_inv = 0x1.921fb6p-30f;   /* 2*pi / 2^32 in float */
     float u = tfl_curand_uniform(x);
     float v = fmaf((float)y, two_pi_2pow32_inv, 0x1.921fb6p-31f);
     float s = sqrtf(-2.0f * logf(u));
-    *a = (float)sin((double)v) * s;
-    *b = (float)cos((double)v) * s;
+    *a = sinf(v) * s;
+    *b = cosf(v) * s;
 }
 
 /* cuRAND's double uniform from two 32-bit values (53 bits), in (0, 1]. */

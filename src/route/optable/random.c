@@ -395,7 +395,7 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
         out = (void *)(uintptr_t)rd_u64(lam);
         int32_t stride0 = (int32_t)rd_u32(lam + 8);
         r->out.data = out;
-        r->out.ndim = 1;
+        r->out.ndim = stride0 == (int32_t)esz ? 0 : 1;   /* 0: contiguous */
         r->out.sizes[0] = numel > 0 ? numel : 1;
         r->out.strides[0] = stride0;
         cap4 = lam + 12;
