@@ -43,6 +43,12 @@ typedef enum tfl_foreach_fn {
     TFL_FOREACH_FN_POW,                           /* pow(x, s)                      */
     TFL_FOREACH_FN_REVPOW,                        /* pow(s, x)                      */
     TFL_FOREACH_FN_SQRT, TFL_FOREACH_FN_COPY,
+    /* more unary functions (UNARY only) */
+    TFL_FOREACH_FN_NEG, TFL_FOREACH_FN_ABS, TFL_FOREACH_FN_RECIPROCAL, TFL_FOREACH_FN_RSQRT,
+    TFL_FOREACH_FN_EXP, TFL_FOREACH_FN_EXPM1, TFL_FOREACH_FN_LOG, TFL_FOREACH_FN_LOG1P,
+    TFL_FOREACH_FN_LOG2, TFL_FOREACH_FN_LOG10, TFL_FOREACH_FN_SIGMOID, TFL_FOREACH_FN_TANH,
+    TFL_FOREACH_FN_SIN, TFL_FOREACH_FN_COS, TFL_FOREACH_FN_ERF,
+    TFL_FOREACH_FN_FLOOR, TFL_FOREACH_FN_CEIL, TFL_FOREACH_FN_ROUND, TFL_FOREACH_FN_TRUNC,
 } tfl_foreach_fn;
 
 typedef enum tfl_foreach_norm {

@@ -31,7 +31,7 @@ int host_foreach_supported(const tfl_foreach_op *op)
     case TFL_FOREACH_LERP_LIST:
         return 1;
     case TFL_FOREACH_UNARY:
-        return op->fn == TFL_FOREACH_FN_SQRT || op->fn == TFL_FOREACH_FN_COPY;
+        return op->fn >= TFL_FOREACH_FN_SQRT && op->fn <= TFL_FOREACH_FN_TRUNC;
     case TFL_FOREACH_BINARY_SCALAR:
     case TFL_FOREACH_BINARY_LIST:
         return op->fn >= TFL_FOREACH_FN_ADD && op->fn <= TFL_FOREACH_FN_REVPOW;
@@ -103,10 +103,33 @@ static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
         memset(out, 0, (size_t)n * sizeof(float));
         break;
     case TFL_FOREACH_UNARY:
-        if (op->fn == TFL_FOREACH_FN_SQRT)
-            for (i = 0; i < n; i++) out[i] = sqrtf(x0[i]);
-        else
-            for (i = 0; i < n; i++) out[i] = x0[i];
+        switch (op->fn) {
+        case TFL_FOREACH_FN_SQRT: for (i = 0; i < n; i++) out[i] = sqrtf(x0[i]); break;
+        case TFL_FOREACH_FN_COPY: for (i = 0; i < n; i++) out[i] = x0[i]; break;
+        case TFL_FOREACH_FN_NEG: for (i = 0; i < n; i++) out[i] = -x0[i]; break;
+        case TFL_FOREACH_FN_ABS: for (i = 0; i < n; i++) out[i] = fabsf(x0[i]); break;
+        case TFL_FOREACH_FN_RECIPROCAL: for (i = 0; i < n; i++) out[i] = 1.0f / x0[i]; break;
+        case TFL_FOREACH_FN_RSQRT: for (i = 0; i < n; i++) out[i] = 1.0f / sqrtf(x0[i]); break;
+        case TFL_FOREACH_FN_EXP: for (i = 0; i < n; i++) out[i] = expf(x0[i]); break;
+        case TFL_FOREACH_FN_EXPM1: for (i = 0; i < n; i++) out[i] = expm1f(x0[i]); break;
+        case TFL_FOREACH_FN_LOG: for (i = 0; i < n; i++) out[i] = logf(x0[i]); break;
+        case TFL_FOREACH_FN_LOG1P: for (i = 0; i < n; i++) out[i] = log1pf(x0[i]); break;
+        case TFL_FOREACH_FN_LOG2: for (i = 0; i < n; i++) out[i] = log2f(x0[i]); break;
+        case TFL_FOREACH_FN_LOG10: for (i = 0; i < n; i++) out[i] = log10f(x0[i]); break;
+        case TFL_FOREACH_FN_SIGMOID:
+            for (i = 0; i < n; i++) out[i] = 1.0f / (1.0f + expf(-x0[i]));
+            break;
+        case TFL_FOREACH_FN_TANH: for (i = 0; i < n; i++) out[i] = tanhf(x0[i]); break;
+        case TFL_FOREACH_FN_SIN: for (i = 0; i < n; i++) out[i] = sinf(x0[i]); break;
+        case TFL_FOREACH_FN_COS: for (i = 0; i < n; i++) out[i] = cosf(x0[i]); break;
+        case TFL_FOREACH_FN_ERF: for (i = 0; i < n; i++) out[i] = erff(x0[i]); break;
+        case TFL_FOREACH_FN_FLOOR: for (i = 0; i < n; i++) out[i] = floorf(x0[i]); break;
+        case TFL_FOREACH_FN_CEIL: for (i = 0; i < n; i++) out[i] = ceilf(x0[i]); break;
+        /* torch.round: halves to even, as nearbyint in the default mode */
+        case TFL_FOREACH_FN_ROUND: for (i = 0; i < n; i++) out[i] = nearbyintf(x0[i]); break;
+        case TFL_FOREACH_FN_TRUNC: for (i = 0; i < n; i++) out[i] = truncf(x0[i]); break;
+        default: break;
+        }
         break;
     case TFL_FOREACH_BINARY_SCALAR:
         switch (op->fn) {

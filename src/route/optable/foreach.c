@@ -92,6 +92,26 @@ static const struct {
     { "_4SqrtIfE", TFL_FOREACH_FN_SQRT, "sqrt" },
     { "_4CopyIffE", TFL_FOREACH_FN_COPY, "copy" },
     { "_11LerpFunctorIfE", TFL_FOREACH_FN_NONE, "lerp" },
+    { "St6negateIfE", TFL_FOREACH_FN_NEG, "neg" },
+    { "_3AbsIfE", TFL_FOREACH_FN_ABS, "abs" },
+    { "_10ReciprocalIfE", TFL_FOREACH_FN_RECIPROCAL, "reciprocal" },
+    { "_5RsqrtIfE", TFL_FOREACH_FN_RSQRT, "rsqrt" },
+    { "_3ExpIfE", TFL_FOREACH_FN_EXP, "exp" },
+    { "_5Expm1IfE", TFL_FOREACH_FN_EXPM1, "expm1" },
+    { "_3LogIfE", TFL_FOREACH_FN_LOG, "log" },
+    { "_5Log1pIfE", TFL_FOREACH_FN_LOG1P, "log1p" },
+    { "_4Log2IfE", TFL_FOREACH_FN_LOG2, "log2" },
+    { "_5Log10IfE", TFL_FOREACH_FN_LOG10, "log10" },
+    { "_7SigmoidIfE", TFL_FOREACH_FN_SIGMOID, "sigmoid" },
+    { "_4TanhIfE", TFL_FOREACH_FN_TANH, "tanh" },
+    { "_3SinIfE", TFL_FOREACH_FN_SIN, "sin" },
+    { "_3CosIfE", TFL_FOREACH_FN_COS, "cos" },
+    { "_3ErfIfE", TFL_FOREACH_FN_ERF, "erf" },
+    { "_5FloorIfE", TFL_FOREACH_FN_FLOOR, "floor" },
+    { "_4CeilIfE", TFL_FOREACH_FN_CEIL, "ceil" },
+    { "_5RoundIfE", TFL_FOREACH_FN_ROUND, "round" },
+    { "_5TruncIfE", TFL_FOREACH_FN_TRUNC, "trunc" },
+    { "_6TruncfIfE", TFL_FOREACH_FN_TRUNC, "trunc" },
 };
 
 /* "Li<n>E" at *p: the value, p advanced; -1 if not there. */
@@ -243,7 +263,7 @@ static int match_apply(const char *m, fcookie *c)
     int is_lerp = ops[o].fn == TFL_FOREACH_FN_NONE;
     switch (c->kind) {
     case TFL_FOREACH_UNARY:
-        return (c->fn == TFL_FOREACH_FN_SQRT || c->fn == TFL_FOREACH_FN_COPY) && r == 1;
+        return c->fn >= TFL_FOREACH_FN_SQRT && c->fn <= TFL_FOREACH_FN_TRUNC && r == 1;
     case TFL_FOREACH_BINARY_SCALAR:
         return !is_lerp && c->fn <= TFL_FOREACH_FN_REVPOW && r == 1;
     case TFL_FOREACH_BINARY_LIST:

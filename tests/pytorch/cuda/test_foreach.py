@@ -233,3 +233,20 @@ def test_adamw_foreach(cuda, amsgrad):
 def test_adam_fused_optimizer(cuda, cls):
     _optimizer_case(lambda ps: cls(ps, lr=1e-2, weight_decay=0.05, fused=True),
                     lambda p: _adam_state(p), step_on_device=True)
+
+
+@pytest.mark.parametrize("op", ["neg", "abs", "reciprocal", "exp", "expm1", "log", "log1p",
+                                "log2", "log10", "sigmoid", "tanh", "sin", "cos", "erf",
+                                "floor", "ceil", "round", "trunc", "sqrt"])
+def test_unary(cuda, op):
+    (x,) = lists(SIZES, 1, seed=8)
+    if op in ("log", "log1p", "log2", "log10", "sqrt", "reciprocal"):
+        x = [t.abs() + 0.25 for t in x]
+    if op == "round":                      # exact halves: ties go to even
+        x = [t * 4 for t in x]
+        x[0] = torch.tensor([2.5])
+    fn = getattr(torch, f"_foreach_{op}")
+    close(fn(to(x, cuda)), fn(x), rtol=2e-6, atol=1e-6)
+    xc = to(x, cuda)
+    getattr(torch, f"_foreach_{op}_")(xc)
+    close(xc, fn(x), rtol=2e-6, atol=1e-6)
