@@ -34,6 +34,8 @@ typedef enum tfl_foreach_kind {
                                  * exp_avg, exp_avg_sq[, max_exp_avg_sq]; all
                                  * written except grad (written only when
                                  * grad_scale is set: the unscaled gradient) */
+    TFL_FOREACH_SGD,            /* fused SGD step; lists: param, grad[,
+                                 * momentum_buffer] (depth 2 or 3)           */
 } tfl_foreach_kind;
 
 typedef enum tfl_foreach_fn {
@@ -98,6 +100,9 @@ typedef struct tfl_foreach_op {
     int adamw, amsgrad, maximize;
     double lr, beta1, beta2, weight_decay, eps;
     const float *lr_ptr, *grad_scale, *found_inf;
+    /* SGD (with lr, weight_decay, maximize, lr_ptr, grad_scale, found_inf) */
+    double momentum, dampening;
+    int nesterov, is_first_step;
 } tfl_foreach_op;
 
 #endif

@@ -42,6 +42,8 @@ int host_foreach_supported(const tfl_foreach_op *op)
                op->norm >= TFL_FOREACH_NORM_L1 && op->norm <= TFL_FOREACH_NORM_LINF;
     case TFL_FOREACH_ADAM:
         return op->depth == (op->amsgrad ? 5 : 4);
+    case TFL_FOREACH_SGD:
+        return op->depth == 2 || op->depth == 3;
     default:
         return 0;
     }
@@ -234,6 +236,38 @@ static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n
     }
 }
 
+/* One chunk of PyTorch's FusedSgdMathFunctor.  The 2.11 kernel (read from
+ * its SASS) rounds the double hyper-parameters to float and works in
+ * float with fused multiply-adds: g = g / scale; maximize: g = -g;
+ * g = fma(p, wd, g); p = fma(g, -lr, p). */
+static void sgd_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
+{
+    const tfl_foreach_tensor *T = &op->tensors[t];
+    float *p = (float *)T->ptr[0] + start;
+    float *g = (float *)T->ptr[1] + start;
+    float *buf = op->depth > 2 ? (float *)T->ptr[2] + start : NULL;
+    const float lr = op->lr_ptr ? *op->lr_ptr : (float)op->lr;
+    const float wd = (float)op->weight_decay, mom = (float)op->momentum;
+    const float omd = (float)(1.0 - op->dampening);
+    for (int64_t i = 0; i < n; i++) {
+        float param = p[i], grad = g[i];
+        if (op->grad_scale) {
+            grad = grad / *op->grad_scale;
+            g[i] = grad;
+        }
+        if (op->maximize)
+            grad = -grad;
+        if (wd != 0.0f)
+            grad = fmaf(param, wd, grad);
+        if (buf) {
+            float mb = op->is_first_step ? grad : fmaf(mom, buf[i], omd * grad);
+            buf[i] = mb;
+            grad = op->nesterov ? fmaf(mom, mb, grad) : mb;
+        }
+        p[i] = fmaf(grad, -lr, param);
+    }
+}
+
 static void norm_finish(const tfl_foreach_op *op)
 {
     for (int t = 0; t < op->nfinish; t++) {
@@ -271,7 +305,11 @@ tfl_status host_foreach(const tfl_foreach_op *op)
             continue;
         if (n > op->chunk_size)
             n = op->chunk_size;
-        if (op->kind == TFL_FOREACH_ADAM) {
+        if (op->kind == TFL_FOREACH_SGD) {
+            if (op->found_inf && *op->found_inf == 1.0f)
+                return TFL_OK;
+            sgd_chunk(op, t, start, n);
+        } else if (op->kind == TFL_FOREACH_ADAM) {
             if (op->found_inf && *op->found_inf == 1.0f)
                 return TFL_OK;
             if (!op->tensors[t].step)

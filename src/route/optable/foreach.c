@@ -18,7 +18,8 @@
  *   FusedOptimizerTensorListMetadata<D> (fused Adam/AdamW, D = 4, 5):
  *     addresses[D][T], numel[T], state_steps_addresses[S],
  *     block_to_tensor[320], block_to_chunk[320], start_tensor_this_launch;
- *     T = 36, 30, S = 36, 30 (3336, 3288 bytes).
+ *     T = 36, 30, S = 36, 30 (3336, 3288 bytes);
+ *   fused SGD (FusedSgdMathFunctor<float, 2|3>) uses TensorListMetadata.
  * Functor<T, depth, r_args_depth, res_arg_index>: lists 0..r-1 are read,
  * list res_arg_index is written.  Only float (fp32) instances are claimed.
  */
@@ -182,6 +183,29 @@ static int match_fused_adam(const char *p, fcookie *c)
     return 1;
 }
 
+/* FusedSgdMathFunctor<float, 2|3> over TensorListMetadata<2|3>; arguments
+ * (double weight_decay, double momentum, const float* lr_ptr, double lr,
+ * double dampening, bool nesterov, bool maximize, bool is_first_step,
+ * const float* grad_scale, const float* found_inf). */
+static int match_fused_sgd(const char *p, fcookie *c)
+{
+    static const char meta[] = "18TensorListMetadataILi";
+    const char *q = strstr(p, meta);
+    if (!q)
+        return 0;
+    q += strlen(meta);
+    int d = *q - '0';
+    char want[96];
+    snprintf(want, sizeof want, "EEENS1_19FusedSgdMathFunctorIfLi%dEEEJddPfddbbbS7_S7_EEEvT_T0_DpT1_", d);
+    if ((d != 2 && d != 3) || strcmp(q + 1, want) != 0)
+        return 0;
+    c->kind = TFL_FOREACH_SGD;
+    c->depth = d;
+    c->out_list = 0;
+    c->op = "fused_sgd";
+    return 1;
+}
+
 static int match_apply(const char *m, fcookie *c)
 {
     const char *p = strstr(m, "25multi_tensor_apply_kernelI");
@@ -189,6 +213,8 @@ static int match_apply(const char *m, fcookie *c)
         return 0;
     if (strstr(p, "FusedAdamMathFunctor"))
         return match_fused_adam(p, c);
+    if (strstr(p, "FusedSgdMathFunctor"))
+        return match_fused_sgd(p, c);
     const char *q;
     int depth;
     if ((q = strstr(p, "18TensorListMetadataILi"))) {
@@ -468,6 +494,23 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         return tfl_route_op(&op, call->stream);
     }
 
+    if (c->kind == TFL_FOREACH_SGD) {
+        f->weight_decay = rd_f64(call->args[2]);
+        f->momentum = rd_f64(call->args[3]);
+        f->lr_ptr = rd_ptr(call->args[4]);
+        f->lr = rd_f64(call->args[5]);
+        f->dampening = rd_f64(call->args[6]);
+        f->nesterov = *(const unsigned char *)call->args[7] != 0;
+        f->maximize = *(const unsigned char *)call->args[8] != 0;
+        f->is_first_step = *(const unsigned char *)call->args[9] != 0;
+        f->grad_scale = rd_ptr(call->args[10]);
+        f->found_inf = rd_ptr(call->args[11]);
+        const float *ps[3] = { f->lr_ptr, f->grad_scale, f->found_inf };
+        for (int k = 0; k < 3; k++)
+            if (ps[k] && !tfl_mem_check_range(ps[k], sizeof(float), NULL))
+                return bad_range(ps[k], sizeof(float), "optimizer scalar", err, errlen);
+        return tfl_route_op(&op, call->stream);
+    }
     if (adam) {
         f->adamw = c->adamw;
         f->amsgrad = c->amsgrad;

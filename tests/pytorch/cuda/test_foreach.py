@@ -250,3 +250,40 @@ def test_unary(cuda, op):
     xc = to(x, cuda)
     getattr(torch, f"_foreach_{op}_")(xc)
     close(xc, fn(x), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("momentum,nesterov", [(0.0, False), (0.9, False), (0.9, True)])
+@pytest.mark.parametrize("variant", ["plain", "maximize", "grad_scale", "found_inf",
+                                     "first_step", "lr_tensor"])
+def test_fused_sgd(cuda, momentum, nesterov, variant):
+    sizes = [5, 65536 + 3, 1]
+    p, g, b = lists(sizes, 3, seed=9)
+    state = [p, g, b]
+    cpu = [[t.clone() for t in L] for L in state]
+    dev = [to(L, cuda) for L in state]
+
+    def call(L, where):
+        kw = dict(weight_decay=0.01, momentum=momentum, lr=0.05, dampening=0.1,
+                  nesterov=nesterov, maximize=variant == "maximize",
+                  is_first_step=variant == "first_step" and momentum != 0)
+        if variant == "grad_scale":
+            kw["grad_scale"] = torch.tensor(8.0).to(where)
+        if variant == "found_inf":
+            kw["found_inf"] = torch.tensor(1.0).to(where)
+        if variant == "lr_tensor":
+            kw["lr"] = torch.tensor(0.02).to(where)
+        torch._fused_sgd_(L[0], L[1], L[2] if momentum else [], **kw)
+
+    call(cpu, "cpu")
+    call(dev, cuda)
+    for got, want in zip(dev, cpu):
+        close(got, want)
+    if variant == "found_inf":
+        for got, orig in zip(dev, state):
+            close(got, orig, rtol=0, atol=0)
+
+
+def test_sgd_fused_optimizer(cuda):
+    _optimizer_case(lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=1e-2,
+                                                fused=True),
+                    lambda p: {"momentum_buffer": torch.full(p.shape, 0.01)})
