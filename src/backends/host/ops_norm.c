@@ -1,17 +1,163 @@
 /*
- * ops_norm.c - the host backend's native "norm" op.  Not implemented yet:
- * route falls back to the host executor for these kernels.
+ * ops_norm.c - the host backend's native "norm" op: layer norm / RMS norm
+ * over the last dimension, forward and backward, float32.
+ *
+ * Statistics and reductions are accumulated in double: cheaper than
+ * matching any one GPU reduction order and closer to the exact result
+ * than either.
  */
+#include <math.h>
+#include <stdlib.h>
+
 #include "backends/host/host_ops.h"
+#include "common/log.h"
 
 int host_norm_supported(const tfl_norm_op *op)
 {
-    (void)op;
-    return 0;
+    return op && op->dtype == TFL_DT_F32 && op->kind >= TFL_NORM_FWD &&
+           op->kind <= TFL_NORM_BWD_PARAMS;
+}
+
+/* mean and 1/sqrt(var + eps) of one row (RMS: mean 0, var = mean(x^2)). */
+static void row_stats(const float *restrict x, int64_t n, int rms, double eps,
+                      float *mean, float *rstd)
+{
+    double s = 0.0;
+    if (!rms) {
+        for (int64_t j = 0; j < n; j++)
+            s += x[j];
+    }
+    double m = (!rms && n) ? s / (double)n : 0.0;
+    double v = 0.0;
+    for (int64_t j = 0; j < n; j++) {
+        double d = x[j] - m;
+        v += d * d;
+    }
+    v = n ? v / (double)n : 0.0;
+    *mean = (float)m;
+    *rstd = (float)(1.0 / sqrt(v + eps));
+}
+
+static void row_apply(const float *restrict x, int64_t n, float mean, float rstd,
+                      const float *restrict g, const float *restrict b, float *restrict y)
+{
+    if (g && b) {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd * g[j] + b[j];
+    } else if (g) {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd * g[j];
+    } else if (b) {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd + b[j];
+    } else {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd;
+    }
+}
+
+static tfl_status fwd(const tfl_norm_op *op)
+{
+    const int64_t M = op->rows, N = op->cols;
+    const float *x = op->x, *g = op->gamma, *b = op->rms ? NULL : op->beta;
+    float *y = op->y;
+    for (int64_t i = 0; i < M; i++) {
+        const float *xr = x + i * N;
+        float mean, rstd;
+        if (op->kind == TFL_NORM_FWD_APPLY) {
+            mean = op->rms ? 0.f : op->mean[i];
+            rstd = op->rstd[i];
+        } else {
+            row_stats(xr, N, op->rms, op->eps, &mean, &rstd);
+            if (!op->rms)
+                op->mean[i] = mean;
+            op->rstd[i] = rstd;
+        }
+        if (op->kind != TFL_NORM_FWD_STATS)
+            row_apply(xr, N, mean, rstd, g, b, y + i * N);
+    }
+    return TFL_OK;
+}
+
+/* dx = rstd/N * (N*g*dy - xhat * sum(g*dy*xhat) - sum(g*dy)), xhat =
+ * (x - mean) * rstd; RMS drops the last sum (no mean to differentiate). */
+static tfl_status bwd_input(const tfl_norm_op *op)
+{
+    const int64_t M = op->rows, N = op->cols;
+    const float *dy = op->dy, *x = op->x, *g = op->gamma;
+    float *dx = op->dx;
+    for (int64_t i = 0; i < M; i++) {
+        const float *xr = x + i * N, *dyr = dy + i * N;
+        float *dxr = dx + i * N;
+        const double mean = op->rms ? 0.0 : op->mean[i], rstd = op->rstd[i];
+        double s1 = 0.0, s2 = 0.0;
+        for (int64_t j = 0; j < N; j++) {
+            double gd = (double)dyr[j] * (g ? g[j] : 1.0f);
+            s1 += gd;
+            s2 += gd * ((xr[j] - mean) * rstd);
+        }
+        if (op->rms)
+            s1 = 0.0;
+        const double scale = rstd / (double)N;
+        for (int64_t j = 0; j < N; j++) {
+            double gd = (double)dyr[j] * (g ? g[j] : 1.0f);
+            double xh = (xr[j] - mean) * rstd;
+            dxr[j] = (float)(scale * ((double)N * gd - xh * s2 - s1));
+        }
+    }
+    return TFL_OK;
+}
+
+static tfl_status bwd_params(const tfl_norm_op *op)
+{
+    const int64_t M = op->rows, N = op->cols;
+    const int64_t tiles = op->tile_count, parts = op->tile_parts, tr = op->tile_rows;
+    if (tiles < 1 || parts < 1 || tr < parts || tr % parts)
+        return TFL_ERR_INVALID;
+    const int64_t nparts = tiles * parts, rows_per_part = tr / parts;
+    float *dg = op->dgamma, *db = op->rms ? NULL : op->dbeta;
+    double *acc = calloc((size_t)(2 * nparts * N) + 1, sizeof(double));
+    if (!acc)
+        return TFL_ERR_NOMEM;
+    double *ag = acc, *ab = acc + nparts * N;
+    const float *dy = op->dy, *x = op->x;
+    for (int64_t m = 0; m < M; m++) {
+        int64_t p = ((m / tr) % tiles) * parts + (m % tr) / rows_per_part;
+        const float *dyr = dy + m * N, *xr = x + m * N;
+        const double mean = op->rms ? 0.0 : op->mean[m], rstd = op->rstd[m];
+        double *agp = ag + p * N, *abp = ab + p * N;
+        if (dg) {
+            for (int64_t j = 0; j < N; j++)
+                agp[j] += (double)dyr[j] * ((xr[j] - mean) * rstd);
+        }
+        if (db) {
+            for (int64_t j = 0; j < N; j++)
+                abp[j] += dyr[j];
+        }
+    }
+    for (int64_t k = 0; k < nparts * N; k++) {
+        if (dg)
+            dg[k] = (float)ag[k];
+        if (db)
+            db[k] = (float)ab[k];
+    }
+    free(acc);
+    return TFL_OK;
 }
 
 tfl_status host_norm(const tfl_norm_op *op)
 {
-    (void)op;
+    if (!host_norm_supported(op) || op->rows < 0 || op->cols < 0)
+        return TFL_ERR_INVALID;
+    switch (op->kind) {
+    case TFL_NORM_FWD:
+    case TFL_NORM_FWD_STATS:
+    case TFL_NORM_FWD_APPLY:
+        return fwd(op);
+    case TFL_NORM_BWD_INPUT:
+        return bwd_input(op);
+    case TFL_NORM_BWD_PARAMS:
+        return bwd_params(op);
+    }
     return TFL_ERR_UNSUPPORTED;
 }
