@@ -25,6 +25,25 @@ typedef struct tfl_index_tensor {
     int64_t strides[TFL_INDEX_MAX_DIMS];
 } tfl_index_tensor;
 
+/* An n-d iteration over three operands (TensorIterator-style): dim 0
+ * varies fastest; strides in bytes per operand. */
+typedef struct tfl_index_iter {
+    int ndim;
+    int64_t sizes[TFL_INDEX_MAX_DIMS];
+    int64_t strides[3][TFL_INDEX_MAX_DIMS];
+} tfl_index_iter;
+
+typedef enum tfl_index_reduce {
+    TFL_INDEX_ASSIGN = 0,
+    TFL_INDEX_ADD = 1,        /* needs dtype (arithmetic) */
+} tfl_index_reduce;
+
+typedef enum tfl_index_range_kind {
+    TFL_INDEX_ARANGE = 1,     /* out[i] = start + step * i */
+    TFL_INDEX_LINSPACE = 2,   /* i < halfway: start + step * i,
+                               * else end - step * (steps - i - 1) */
+} tfl_index_range_kind;
+
 typedef enum tfl_index_kind {
     /* index_select: a slice is a tensor without its select dim; slice
      * element e (row-major over that tensor's own remaining dims, which
@@ -47,6 +66,24 @@ typedef enum tfl_index_kind {
      * where offset_in_out decomposes j row-major over that shape and
      * applies out_strides. */
     TFL_INDEX_CAT = 3,
+    /* gather / scatter along a dim over an iteration of (self, src,
+     * index): with k = *(index_dtype *)(index + off2), 0 <= k < index_size,
+     *   gather:  self[off0] (op)= src[off1 + k * index_stride * elem_size]
+     *   scatter: self[off0 + k * index_stride * elem_size] (op)= src[off1]
+     * (op) by reduce; ADD reads/writes dtype values. */
+    TFL_INDEX_SCATTER_GATHER = 4,
+    /* Advanced indexing over an iteration of (out, in, index offset):
+     * offset = sum over i < n_indices of k_i * strides[i] (bytes), with
+     * k_i = *(int64 *)(index_ptrs[i] + off2) in [-sizes[i], sizes[i])
+     * (negative counts from the end);
+     *   get (x[idx]):          out[off0] = in[off1 + offset]
+     *   put (x[idx] = v):      out[off0 + offset] = in[off1] */
+    TFL_INDEX_ADVANCED = 5,
+    /* out[0..n) (contiguous) of dtype, by range_kind; computed in the
+     * accumulate type: float for F32, double for F64, int64 for integer
+     * arange; linspace into integers computes start + step * i in float
+     * and truncates, as PyTorch's CUDA kernels do. */
+    TFL_INDEX_RANGE = 6,
 } tfl_index_kind;
 
 typedef struct tfl_index_cat_input {
@@ -61,7 +98,10 @@ typedef struct tfl_index_cat_input {
 typedef struct tfl_index_op {
     tfl_index_kind kind;
     size_t elem_size;         /* bytes per element moved */
-    tfl_dtype index_dtype;    /* TFL_DT_I32 / TFL_DT_I64 (SELECT, GATHER_ROWS) */
+    tfl_dtype index_dtype;    /* TFL_DT_I32 / TFL_DT_I64 (SELECT, GATHER_ROWS,
+                               * SCATTER_GATHER) */
+    tfl_dtype dtype;          /* element type where arithmetic is done
+                               * (SCATTER_GATHER with ADD, RANGE) */
     union {
         struct {
             tfl_index_tensor dst, src, index;
@@ -82,6 +122,31 @@ typedef struct tfl_index_op {
             int n_inputs;
             const tfl_index_cat_input *inputs;
         } cat;
+        struct {
+            tfl_index_iter iter;
+            void *self;
+            const void *src, *index;
+            int scatter;
+            tfl_index_reduce reduce;
+            int64_t index_size, index_stride;
+        } scatter_gather;
+        struct {
+            tfl_index_iter iter;
+            void *out;
+            const void *in;
+            int put;
+            int n_indices;
+            const void *index_ptrs[TFL_INDEX_MAX_DIMS];
+            int64_t sizes[TFL_INDEX_MAX_DIMS], strides[TFL_INDEX_MAX_DIMS];
+        } advanced;
+        struct {
+            tfl_index_range_kind range_kind;
+            void *out;
+            int64_t n;
+            double start, step, end;        /* floating outputs */
+            int64_t istart, istep, iend;    /* integer outputs */
+            int64_t steps, halfway;         /* linspace */
+        } range;
     } u;
 } tfl_index_op;
 

@@ -18,6 +18,25 @@ int host_index_supported(const tfl_index_op *op)
         return op->index_dtype == TFL_DT_I32 || op->index_dtype == TFL_DT_I64;
     case TFL_INDEX_CAT:
         return 1;
+    case TFL_INDEX_SCATTER_GATHER:
+        if (op->index_dtype != TFL_DT_I32 && op->index_dtype != TFL_DT_I64)
+            return 0;
+        if (op->u.scatter_gather.reduce == TFL_INDEX_ASSIGN)
+            return 1;
+        return op->u.scatter_gather.reduce == TFL_INDEX_ADD &&
+               (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64 ||
+                op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64);
+    case TFL_INDEX_ADVANCED:
+        return 1;
+    case TFL_INDEX_RANGE:
+        switch (op->dtype) {
+        case TFL_DT_F32: case TFL_DT_F64: case TFL_DT_I64: case TFL_DT_I32:
+        case TFL_DT_I8: case TFL_DT_U8:
+            return op->u.range.range_kind == TFL_INDEX_ARANGE ||
+                   op->u.range.range_kind == TFL_INDEX_LINSPACE;
+        default:
+            return 0;
+        }
     }
     return 0;
 }
@@ -210,6 +229,201 @@ static tfl_status do_cat(const tfl_index_op *op)
     return TFL_OK;
 }
 
+/* Calls fn(ctx, off0, off1, off2) for every point of it, dim 0 fastest;
+ * stops at the first nonzero return. */
+typedef int (*iter_fn)(void *ctx, int64_t o0, int64_t o1, int64_t o2);
+
+static int iter_each(const tfl_index_iter *it, iter_fn fn, void *ctx)
+{
+    const int nd = it->ndim;
+    if (nd < 0 || nd > TFL_INDEX_MAX_DIMS)
+        return -1;
+    for (int d = 0; d < nd; d++)
+        if (it->sizes[d] <= 0)
+            return 0;
+    int64_t coord[TFL_INDEX_MAX_DIMS] = { 0 };
+    int64_t o[3] = { 0, 0, 0 };
+    for (;;) {
+        int r = fn(ctx, o[0], o[1], o[2]);
+        if (r)
+            return r;
+        int d = 0;
+        for (; d < nd; d++) {
+            if (++coord[d] < it->sizes[d]) {
+                for (int a = 0; a < 3; a++)
+                    o[a] += it->strides[a][d];
+                break;
+            }
+            for (int a = 0; a < 3; a++)
+                o[a] -= (coord[d] - 1) * it->strides[a][d];
+            coord[d] = 0;
+        }
+        if (d == nd)
+            return 0;
+    }
+}
+
+typedef struct sg_ctx {
+    const tfl_index_op *op;
+    int64_t bad, bad_index;
+} sg_ctx;
+
+static int sg_check(void *c, int64_t o0, int64_t o1, int64_t o2)
+{
+    sg_ctx *x = c;
+    (void)o0; (void)o1;
+    const tfl_index_op *op = x->op;
+    int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
+    if (k < 0 || k >= op->u.scatter_gather.index_size) {
+        x->bad = 1;
+        x->bad_index = k;
+        return 1;
+    }
+    return 0;
+}
+
+static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
+{
+    sg_ctx *x = c;
+    const tfl_index_op *op = x->op;
+    const int64_t es = (int64_t)op->elem_size;
+    int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
+    int64_t shift = k * op->u.scatter_gather.index_stride * es;
+    char *d = (char *)op->u.scatter_gather.self + o0;
+    const char *s = (const char *)op->u.scatter_gather.src + o1;
+    if (op->u.scatter_gather.scatter)
+        d += shift;
+    else
+        s += shift;
+    if (op->u.scatter_gather.reduce == TFL_INDEX_ASSIGN) {
+        move_elem(d, s, (size_t)es);
+        return 0;
+    }
+    switch (op->dtype) {
+    case TFL_DT_F32: { float a, b; memcpy(&a, d, 4); memcpy(&b, s, 4); a += b; memcpy(d, &a, 4); break; }
+    case TFL_DT_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8); a += b; memcpy(d, &a, 8); break; }
+    case TFL_DT_I32: { int32_t a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);
+                       a = (int32_t)((uint32_t)a + (uint32_t)b); memcpy(d, &a, 4); break; }
+    case TFL_DT_I64: { int64_t a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
+                       a = (int64_t)((uint64_t)a + (uint64_t)b); memcpy(d, &a, 8); break; }
+    default: return 1;
+    }
+    return 0;
+}
+
+static tfl_status do_scatter_gather(const tfl_index_op *op)
+{
+    sg_ctx x = { .op = op };
+    /* all indices first: a bad one leaves self untouched */
+    if (iter_each(&op->u.scatter_gather.iter, sg_check, &x) < 0)
+        return TFL_ERR_INVALID;
+    if (x.bad) {
+        tfl_error("%s: index %lld is outside [0, %lld)",
+                  op->u.scatter_gather.scatter ? "scatter" : "gather",
+                  (long long)x.bad_index, (long long)op->u.scatter_gather.index_size);
+        return TFL_ERR_DEVICE;
+    }
+    return iter_each(&op->u.scatter_gather.iter, sg_apply, &x) ? TFL_ERR_INVALID : TFL_OK;
+}
+
+typedef struct adv_ctx {
+    const tfl_index_op *op;
+    int check;
+    int64_t bad_dim, bad_index;
+} adv_ctx;
+
+static int adv_fn(void *c, int64_t o0, int64_t o1, int64_t o2)
+{
+    adv_ctx *x = c;
+    const tfl_index_op *op = x->op;
+    int64_t off = 0;
+    for (int i = 0; i < op->u.advanced.n_indices; i++) {
+        int64_t k, n = op->u.advanced.sizes[i];
+        memcpy(&k, (const char *)op->u.advanced.index_ptrs[i] + o2, 8);
+        if (k < -n || k >= n) {
+            x->bad_dim = i;
+            x->bad_index = k;
+            return 1;
+        }
+        if (k < 0)
+            k += n;
+        off += k * op->u.advanced.strides[i];
+    }
+    if (x->check)
+        return 0;
+    if (op->u.advanced.put)
+        move_elem((char *)op->u.advanced.out + o0 + off,
+                  (const char *)op->u.advanced.in + o1, op->elem_size);
+    else
+        move_elem((char *)op->u.advanced.out + o0,
+                  (const char *)op->u.advanced.in + o1 + off, op->elem_size);
+    return 0;
+}
+
+static tfl_status do_advanced(const tfl_index_op *op)
+{
+    if (op->u.advanced.n_indices < 0 || op->u.advanced.n_indices > TFL_INDEX_MAX_DIMS)
+        return TFL_ERR_INVALID;
+    adv_ctx x = { .op = op, .check = 1 };
+    int r = iter_each(&op->u.advanced.iter, adv_fn, &x);
+    if (r < 0)
+        return TFL_ERR_INVALID;
+    if (r) {
+        tfl_error("indexing: index %lld is out of bounds for dimension %lld with size %lld",
+                  (long long)x.bad_index, (long long)x.bad_dim,
+                  (long long)op->u.advanced.sizes[x.bad_dim]);
+        return TFL_ERR_DEVICE;
+    }
+    x.check = 0;
+    return iter_each(&op->u.advanced.iter, adv_fn, &x) ? TFL_ERR_INVALID : TFL_OK;
+}
+
+static tfl_status do_range(const tfl_index_op *op)
+{
+    const int64_t n = op->u.range.n;
+    const int lin = op->u.range.range_kind == TFL_INDEX_LINSPACE;
+    const int64_t steps = op->u.range.steps, half = op->u.range.halfway;
+    void *out = op->u.range.out;
+    if (op->dtype == TFL_DT_F32) {
+        float *o = out, st = (float)op->u.range.start, sp = (float)op->u.range.step,
+              en = (float)op->u.range.end;
+        for (int64_t i = 0; i < n; i++) {
+            if (!lin)
+                o[i] = st + sp * (float)i;
+            else
+                o[i] = i < half ? st + sp * (float)i : en - sp * (float)(steps - i - 1);
+        }
+    } else if (op->dtype == TFL_DT_F64) {
+        double *o = out, st = op->u.range.start, sp = op->u.range.step, en = op->u.range.end;
+        for (int64_t i = 0; i < n; i++) {
+            if (!lin)
+                o[i] = st + sp * (double)i;
+            else
+                o[i] = i < half ? st + sp * (double)i : en - sp * (double)(steps - i - 1);
+        }
+    } else {
+        /* integers: arange in int64 (wrapping), linspace in float */
+        const float fstep = (float)op->u.range.step;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v;
+            if (!lin)
+                v = (int64_t)((uint64_t)op->u.range.istart + (uint64_t)op->u.range.istep * (uint64_t)i);
+            else if (i < half)
+                v = (int64_t)((float)op->u.range.istart + fstep * (float)i);
+            else
+                v = (int64_t)((float)op->u.range.iend - fstep * (float)(steps - i - 1));
+            switch (op->dtype) {
+            case TFL_DT_I64: ((int64_t *)out)[i] = v; break;
+            case TFL_DT_I32: ((int32_t *)out)[i] = (int32_t)v; break;
+            case TFL_DT_I8:  ((int8_t *)out)[i] = (int8_t)v; break;
+            case TFL_DT_U8:  ((uint8_t *)out)[i] = (uint8_t)v; break;
+            default: return TFL_ERR_UNSUPPORTED;
+            }
+        }
+    }
+    return TFL_OK;
+}
+
 tfl_status host_index(const tfl_index_op *op)
 {
     if (!host_index_supported(op))
@@ -221,6 +435,12 @@ tfl_status host_index(const tfl_index_op *op)
         return do_gather_rows(op);
     case TFL_INDEX_CAT:
         return do_cat(op);
+    case TFL_INDEX_SCATTER_GATHER:
+        return do_scatter_gather(op);
+    case TFL_INDEX_ADVANCED:
+        return do_advanced(op);
+    case TFL_INDEX_RANGE:
+        return do_range(op);
     }
     return TFL_ERR_UNSUPPORTED;
 }

@@ -33,7 +33,8 @@
 #include "route/dispatch.h"
 #include "route/optable.h"
 
-enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_CAT };
+enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
+       K_ARANGE, K_LINSPACE };
 enum { CAT_PLAIN = 0, CAT_VECTORIZED = 1 };
 
 typedef struct index_kernel {
@@ -43,6 +44,10 @@ typedef struct index_kernel {
     int wide;                    /* IndexType is 64-bit */
     /* cat */
     int dims, batch, stride_size, variant, alignment, elems_per_vec;
+    /* scatter/gather, advanced indexing, ranges */
+    int scatter, put;
+    tfl_index_reduce reduce;
+    tfl_dtype dtype;
 } index_kernel;
 
 #define ARG(c, i, T) (*(T *)(c)->args[i])
@@ -62,6 +67,11 @@ static size_t mangled_size(const char **p)
             *p += n;
             return named[i].sz;
         }
+    }
+    int n = 0, len = 0;
+    if (sscanf(*p, "NS0_10OpaqueTypeILi%dEEE%n", &n, &len) == 1 && len > 0 && n > 0 && n <= 16) {
+        *p += len;
+        return (size_t)n;
     }
     size_t sz = 0;
     switch (**p) {
@@ -130,6 +140,105 @@ static int match_cat(const char *m, index_kernel *k)
     return 1;
 }
 
+/* The arithmetic type of a builtin mangled type letter, or TFL_DT_COUNT. */
+static tfl_dtype letter_dtype(char c)
+{
+    switch (c) {
+    case 'f': return TFL_DT_F32;
+    case 'd': return TFL_DT_F64;
+    case 'i': return TFL_DT_I32;
+    case 'l': return TFL_DT_I64;
+    case 'a': return TFL_DT_I8;
+    case 'h': return TFL_DT_U8;
+    default:  return TFL_DT_COUNT;
+    }
+}
+
+/* _scatter_gather_elementwise_kernel<128, 8, _cuda_scatter_gather_internal_
+ * kernel<is_scatter, T, index_t>::operator()<Functor>(...)::lambda(int)> */
+static int match_scatter_gather(const char *m, index_kernel *k)
+{
+    const char *key = "36_cuda_scatter_gather_internal_kernelILb";
+    const char *p = strstr(m, key);
+    if (!strstr(m, "34_scatter_gather_elementwise_kernelI") || !p)
+        return 0;
+    p += strlen(key);
+    if ((p[0] != '0' && p[0] != '1') || p[1] != 'E')
+        return 0;
+    k->scatter = p[0] == '1';
+    p += 2;
+    const char *t = p;
+    k->elem_size = mangled_size(&p);
+    if (!k->elem_size || (*p != 'i' && *p != 'l'))
+        return 0;
+    k->dtype = p - t == 1 ? letter_dtype(*t) : TFL_DT_COUNT;
+    k->index_dtype = *p == 'l' ? TFL_DT_I64 : TFL_DT_I32;
+    p++;
+    if (strncmp(p, "EclINS0_12TensorAssignE", 23) == 0)
+        k->reduce = TFL_INDEX_ASSIGN;
+    else if (strncmp(p, "EclINS0_9ReduceAddE", 19) == 0 &&
+             (k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
+              k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64))
+        k->reduce = TFL_INDEX_ADD;
+    else
+        return 0;
+    k->kind = K_SCATTER_GATHER;
+    return 1;
+}
+
+/* index_elementwise_kernel<128, 4, gpu_index_kernel<index[_put]_kernel_impl<
+ * OpaqueType<N>>(...)::lambda>(...)::lambda(int)> */
+static int match_advanced(const char *m, index_kernel *k)
+{
+    const char *p = strstr(m, "24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_");
+    if (!p)
+        return 0;
+    p += strlen("24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_");
+    int n = 0, len = 0;
+    if (sscanf(p, "17index_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", &n, &len) == 1 && len)
+        k->put = 0;
+    else if (sscanf(p, "21index_put_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", &n, &len) == 1 && len)
+        k->put = 1;
+    else
+        return 0;
+    if (n <= 0 || n > 16)
+        return 0;
+    k->elem_size = (size_t)n;
+    k->kind = K_ADVANCED;
+    return 1;
+}
+
+/* elementwise_kernel_with_index<int, {arange,linspace}_cuda_out(...)::
+ * dispatch lambdas::lambda(long)>: the dispatch lambdas' numbers give the
+ * dtype (read off the 2.11 wheel: AT_DISPATCH's case order). */
+static int match_range(const char *m, index_kernel *k)
+{
+    static const struct { const char *key; int kind; tfl_dtype dt; } tab[] = {
+        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE_clEvEUllE_", K_ARANGE, TFL_DT_U8 },
+        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE0_clEvEUllE_", K_ARANGE, TFL_DT_I8 },
+        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE1_clEvEUllE_", K_ARANGE, TFL_DT_I32 },
+        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_", K_ARANGE, TFL_DT_I64 },
+        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE4_clEvEUllE_", K_ARANGE, TFL_DT_F64 },
+        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE5_clEvEUllE_", K_ARANGE, TFL_DT_F32 },
+        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE_clEvEUllE_", K_LINSPACE, TFL_DT_U8 },
+        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE0_clEvEUllE_", K_LINSPACE, TFL_DT_I8 },
+        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE1_clEvEUllE_", K_LINSPACE, TFL_DT_I32 },
+        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_", K_LINSPACE, TFL_DT_I64 },
+        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE_clEvEUllE_", K_LINSPACE, TFL_DT_F64 },
+        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE0_clEvEUllE_", K_LINSPACE, TFL_DT_F32 },
+    };
+    if (!strstr(m, "29elementwise_kernel_with_indexIiZZZN2at6native"))
+        return 0;
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        if (strstr(m, tab[i].key)) {
+            k->kind = tab[i].kind;
+            k->dtype = tab[i].dt;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int match(const char *m, void **cookie)
 {
     index_kernel k = { 0 };
@@ -143,7 +252,8 @@ static int match(const char *m, void **cookie)
         k.kind = K_GATHER;
         k.index_dtype = it == 'l' ? TFL_DT_I64 : TFL_DT_I32;
         k.elem_size = 1;
-    } else if (!match_select(m, &k) && !match_cat(m, &k)) {
+    } else if (!match_select(m, &k) && !match_cat(m, &k) && !match_scatter_gather(m, &k) &&
+               !match_advanced(m, &k) && !match_range(m, &k)) {
         return 0;
     }
     index_kernel *c = malloc(sizeof *c);
@@ -160,6 +270,11 @@ static const char *op_name(void *cookie)
     switch (k->kind) {
     case K_GATHER: return "index_select_rows";
     case K_CAT:    return "cat";
+    case K_SCATTER_GATHER:
+        return k->scatter ? (k->reduce == TFL_INDEX_ADD ? "scatter_add" : "scatter") : "gather";
+    case K_ADVANCED: return k->put ? "index_put" : "index";
+    case K_ARANGE:   return "arange";
+    case K_LINSPACE: return "linspace";
     default:       return "index_select";
     }
 }
@@ -378,6 +493,232 @@ static tfl_status run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
     return TFL_OK + 100;
 }
 
+/* OffsetCalculator<3, unsigned> = { int dims; IntDivider<unsigned>
+ * sizes_[25] (divisor, m1, shift: 12 bytes); unsigned strides_[25][3]; }
+ * (604 bytes).  0 if malformed. */
+static int read_offcalc3(const unsigned char *b, tfl_index_iter *it)
+{
+    int32_t dims;
+    memcpy(&dims, b, 4);
+    if (dims < 0 || dims > TFL_INDEX_MAX_DIMS)
+        return 0;
+    it->ndim = dims;
+    for (int d = 0; d < dims; d++) {
+        uint32_t div;
+        memcpy(&div, b + 4 + 12 * d, 4);
+        it->sizes[d] = div;
+        for (int a = 0; a < 3; a++) {
+            uint32_t st;
+            memcpy(&st, b + 304 + 12 * d + 4 * a, 4);
+            it->strides[a][d] = st;
+        }
+    }
+    return 1;
+}
+
+static int64_t iter_count(const tfl_index_iter *it)
+{
+    int64_t n = 1;
+    for (int d = 0; d < it->ndim; d++)
+        n *= it->sizes[d];
+    return n;
+}
+
+/* Bytes operand a spans over the iteration, elem bytes at the end. */
+static int64_t iter_span(const tfl_index_iter *it, int a, int64_t elem)
+{
+    int64_t hi = 0;
+    for (int d = 0; d < it->ndim; d++) {
+        if (it->sizes[d] == 0)
+            return 0;
+        hi += (it->sizes[d] - 1) * it->strides[a][d];
+    }
+    return hi + elem;
+}
+
+/* the lambda of _cuda_scatter_gather_internal_kernel (664 bytes), its
+ * captures in first-use order: offset_calc @0, index_ptr @608,
+ * index_size @616, f @624, self_ptr @632, index_stride @640, numel @648,
+ * src_ptr @656 (read off a 2.11 launch) */
+static tfl_status run_scatter_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                                     char *err, size_t errlen)
+{
+    tfl_index_op *x = &op->u.index;
+    const unsigned char *f = c->args[1];
+    const int64_t N = ARG(c, 0, int32_t);
+    x->kind = TFL_INDEX_SCATTER_GATHER;
+    x->elem_size = k->elem_size;
+    x->index_dtype = k->index_dtype;
+    x->dtype = k->dtype == TFL_DT_COUNT ? TFL_DT_U8 : k->dtype;
+    if (!read_offcalc3(f, &x->u.scatter_gather.iter))
+        return TFL_ERR_UNSUPPORTED;
+    memcpy(&x->u.scatter_gather.index, f + 608, 8);
+    memcpy(&x->u.scatter_gather.index_size, f + 616, 8);
+    memcpy(&x->u.scatter_gather.self, f + 632, 8);
+    memcpy(&x->u.scatter_gather.index_stride, f + 640, 8);
+    memcpy(&x->u.scatter_gather.src, f + 656, 8);
+    x->u.scatter_gather.scatter = k->scatter;
+    x->u.scatter_gather.reduce = k->reduce;
+    const tfl_index_iter *it = &x->u.scatter_gather.iter;
+    if (N < 0 || iter_count(it) != N || x->u.scatter_gather.index_size < 0 ||
+        x->u.scatter_gather.index_stride < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (N == 0)
+        return TFL_OK;
+    const int64_t es = (int64_t)k->elem_size, isz = k->index_dtype == TFL_DT_I64 ? 8 : 4;
+    /* the indexed operand may move by up to (index_size - 1) strides */
+    const int64_t reach = x->u.scatter_gather.index_size > 0
+        ? (x->u.scatter_gather.index_size - 1) * x->u.scatter_gather.index_stride * es : 0;
+    const int64_t self_b = iter_span(it, 0, es) + (k->scatter ? reach : 0);
+    const int64_t src_b = iter_span(it, 1, es) + (k->scatter ? 0 : reach);
+    if (!range_ok(x->u.scatter_gather.self, self_b) || !range_ok(x->u.scatter_gather.src, src_b) ||
+        !range_ok(x->u.scatter_gather.index, iter_span(it, 2, isz))) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
+        return TFL_ERR_DEVICE;
+    }
+    return TFL_OK + 100;
+}
+
+/* the lambda of gpu_index_kernel (1240 bytes): offset_calc @0, out_ptr
+ * @608, in_ptr @616, num_indices (int) @624, index_ptrs[25] @632,
+ * sizes[25] @832, strides[25] (bytes) @1032, f @1232 (read off a 2.11
+ * launch) */
+static tfl_status run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                               char *err, size_t errlen)
+{
+    tfl_index_op *x = &op->u.index;
+    const unsigned char *f = c->args[1];
+    const int64_t N = ARG(c, 0, int64_t);
+    x->kind = TFL_INDEX_ADVANCED;
+    x->elem_size = k->elem_size;
+    x->index_dtype = TFL_DT_I64;
+    if (!read_offcalc3(f, &x->u.advanced.iter))
+        return TFL_ERR_UNSUPPORTED;
+    int32_t ni;
+    memcpy(&x->u.advanced.out, f + 608, 8);
+    memcpy(&x->u.advanced.in, f + 616, 8);
+    memcpy(&ni, f + 624, 4);
+    if (ni < 0 || ni > TFL_INDEX_MAX_DIMS)
+        return TFL_ERR_UNSUPPORTED;
+    x->u.advanced.n_indices = ni;
+    x->u.advanced.put = k->put;
+    const tfl_index_iter *it = &x->u.advanced.iter;
+    if (N < 0 || iter_count(it) != N)
+        return TFL_ERR_UNSUPPORTED;
+    int64_t reach = 0;
+    for (int i = 0; i < ni; i++) {
+        memcpy(&x->u.advanced.index_ptrs[i], f + 632 + 8 * i, 8);
+        memcpy(&x->u.advanced.sizes[i], f + 832 + 8 * i, 8);
+        memcpy(&x->u.advanced.strides[i], f + 1032 + 8 * i, 8);
+        if (x->u.advanced.sizes[i] < 0 || x->u.advanced.strides[i] < 0)
+            return TFL_ERR_UNSUPPORTED;
+        if (x->u.advanced.sizes[i] > 0)
+            reach += (x->u.advanced.sizes[i] - 1) * x->u.advanced.strides[i];
+    }
+    if (N == 0)
+        return TFL_OK;
+    const int64_t es = (int64_t)k->elem_size;
+    int ok = range_ok(x->u.advanced.out, iter_span(it, 0, es) + (k->put ? reach : 0)) &&
+             range_ok(x->u.advanced.in, iter_span(it, 1, es) + (k->put ? 0 : reach));
+    for (int i = 0; ok && i < ni; i++)
+        ok = range_ok(x->u.advanced.index_ptrs[i], iter_span(it, 2, 8));
+    if (!ok) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
+        return TFL_ERR_DEVICE;
+    }
+    return TFL_OK + 100;
+}
+
+static size_t dtype_size(tfl_dtype t)
+{
+    switch (t) {
+    case TFL_DT_F64: case TFL_DT_I64: return 8;
+    case TFL_DT_F32: case TFL_DT_I32: return 4;
+    default: return 1;
+    }
+}
+
+/* elementwise_kernel_with_index<int>(int N, lambda f, T *data); the
+ * lambdas (read off 2.11 launches):
+ *   arange   [xstart, xstep] of the accumulate type (int64 for integers,
+ *            float for float32, double for float64)
+ *   linspace [start, end (T), steps (int64), step (float for integers,
+ *            else T), halfway (int64)], naturally aligned */
+static tfl_status run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                            char *err, size_t errlen)
+{
+    tfl_index_op *x = &op->u.index;
+    const unsigned char *f = c->args[1];
+    x->kind = TFL_INDEX_RANGE;
+    x->dtype = k->dtype;
+    x->elem_size = dtype_size(k->dtype);
+    x->u.range.range_kind = k->kind == K_ARANGE ? TFL_INDEX_ARANGE : TFL_INDEX_LINSPACE;
+    x->u.range.n = ARG(c, 0, int32_t);
+    x->u.range.out = ARG(c, 2, void *);
+    const int fl = k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64;
+    if (k->kind == K_ARANGE) {
+        if (k->dtype == TFL_DT_F32) {
+            float a, b;
+            memcpy(&a, f, 4);
+            memcpy(&b, f + 4, 4);
+            x->u.range.start = a;
+            x->u.range.step = b;
+        } else if (k->dtype == TFL_DT_F64) {
+            memcpy(&x->u.range.start, f, 8);
+            memcpy(&x->u.range.step, f + 8, 8);
+        } else {
+            memcpy(&x->u.range.istart, f, 8);
+            memcpy(&x->u.range.istep, f + 8, 8);
+        }
+    } else {
+        const size_t ts = x->elem_size;
+        const size_t o_steps = ts * 2 > 8 ? ts * 2 : 8;   /* 2 T, then int64 */
+        const size_t ss = fl ? ts : 4;                     /* step's size */
+        const size_t o_step = o_steps + 8;
+        const size_t o_half = (o_step + ss + 7) & ~(size_t)7;
+        memcpy(&x->u.range.steps, f + o_steps, 8);
+        memcpy(&x->u.range.halfway, f + o_half, 8);
+        if (k->dtype == TFL_DT_F32) {
+            float a, b, s;
+            memcpy(&a, f, 4);
+            memcpy(&b, f + 4, 4);
+            memcpy(&s, f + o_step, 4);
+            x->u.range.start = a;
+            x->u.range.end = b;
+            x->u.range.step = s;
+        } else if (k->dtype == TFL_DT_F64) {
+            memcpy(&x->u.range.start, f, 8);
+            memcpy(&x->u.range.end, f + 8, 8);
+            memcpy(&x->u.range.step, f + o_step, 8);
+        } else {
+            float s;
+            int64_t a = 0, b = 0;
+            switch (k->dtype) {
+            case TFL_DT_I64: memcpy(&a, f, 8); memcpy(&b, f + 8, 8); break;
+            case TFL_DT_I32: { int32_t a4, b4; memcpy(&a4, f, 4); memcpy(&b4, f + 4, 4);
+                               a = a4; b = b4; break; }
+            case TFL_DT_I8:  a = (int8_t)f[0]; b = (int8_t)f[1]; break;
+            default:         a = f[0]; b = f[1]; break;
+            }
+            memcpy(&s, f + o_step, 4);
+            x->u.range.istart = a;
+            x->u.range.iend = b;
+            x->u.range.step = s;
+        }
+        if (x->u.range.steps != x->u.range.n)
+            return TFL_ERR_UNSUPPORTED;
+    }
+    if (x->u.range.n < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (x->u.range.n == 0)
+        return TFL_OK;
+    if (!range_ok(x->u.range.out, x->u.range.n * (int64_t)x->elem_size)) {
+        snprintf(err, errlen, "%s: the output is not in device memory", op->name);
+        return TFL_ERR_DEVICE;
+    }
+    return TFL_OK + 100;
+}
+
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
     const index_kernel *k = cookie;
@@ -394,6 +735,16 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         break;
     case K_CAT:
         st = run_cat(c, k, &op, ins, err, errlen);
+        break;
+    case K_SCATTER_GATHER:
+        st = run_scatter_gather(c, k, &op, err, errlen);
+        break;
+    case K_ADVANCED:
+        st = run_advanced(c, k, &op, err, errlen);
+        break;
+    case K_ARANGE:
+    case K_LINSPACE:
+        st = run_range(c, k, &op, err, errlen);
         break;
     default:
         return TFL_ERR_UNSUPPORTED;
