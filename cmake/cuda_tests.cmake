@@ -11,6 +11,8 @@
 #   lz4     -Xfatbin -compress-all -compress-mode=speed
 #   nocomp  -Xfatbin -compress=false
 # A line "// tfl-expect-fail" marks a program that must exit non-zero.
+# A line "// tfl-libs: -lcublas ..." adds link flags (libraries the program
+# links against; their entry points are served by the preload).
 set(TFL_NVCC_FLAGS -O2 -cudart shared -Wno-deprecated-gpu-targets
     -I${CMAKE_SOURCE_DIR}/tests/cuda)
 set(TFL_VARIANT_sass   -arch=sm_80)
@@ -27,6 +29,12 @@ function(tfl_add_cuda_program src)
     string(REGEX REPLACE ".*tfl-variants:[ ]*" "" vline "${vline}")
     string(REPLACE " " ";" variants "${vline}")
   endif()
+  file(STRINGS ${src} lline REGEX "tfl-libs:")
+  set(libs "")
+  if(lline)
+    string(REGEX REPLACE ".*tfl-libs:[ ]*" "" lline "${lline}")
+    string(REPLACE " " ";" libs "${lline}")
+  endif()
   list(LENGTH variants nvar)
   foreach(v ${variants})
     if(nvar GREATER 1)
@@ -36,7 +44,7 @@ function(tfl_add_cuda_program src)
     endif()
     set(out ${CMAKE_BINARY_DIR}/tests/cuda/${tname})
     add_custom_command(OUTPUT ${out}
-      COMMAND ${NVCC} ${TFL_NVCC_FLAGS} ${TFL_VARIANT_${v}} -o ${out} ${src}
+      COMMAND ${NVCC} ${TFL_NVCC_FLAGS} ${TFL_VARIANT_${v}} -o ${out} ${src} ${libs}
       DEPENDS ${src} ${CMAKE_SOURCE_DIR}/tests/cuda/check.h
       COMMENT "nvcc ${tname}" VERBATIM)
     add_custom_target(cuda_${tname} ALL DEPENDS ${out})

@@ -80,6 +80,11 @@ target_link_libraries(torchfl PRIVATE
   -Wl,--whole-archive torchfl_core -Wl,--no-whole-archive)
 target_link_options(torchfl PRIVATE
   -Wl,--version-script=${TFL_EXPORTS_MAP} -Wl,-z,defs)
+# OpenBLAS (static, see CMakeLists.txt) stays private to libtorchfl.so.
+if(OPENBLAS_STATIC_LIB)
+  get_filename_component(TFL_OPENBLAS_AR ${OPENBLAS_STATIC_LIB} NAME)
+  target_link_options(torchfl PRIVATE -Wl,--exclude-libs,${TFL_OPENBLAS_AR})
+endif()
 set_target_properties(torchfl PROPERTIES LINK_DEPENDS ${TFL_EXPORTS_MAP})
 
 # SONAME aliases: a library's SONAME with no code of its own; its

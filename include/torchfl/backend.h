@@ -99,6 +99,7 @@ typedef enum tfl_op_kind {
     TFL_OP_FOREACH = 9,
     TFL_OP_INDEX = 10,
     TFL_OP_ATTENTION = 11,
+    TFL_OP_BLAS = 12,        /* BLAS level 1/2, TRSM/SYRK, batched LAPACK (ops/blas.h) */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -154,6 +155,9 @@ typedef struct tfl_gemm_op {
     tfl_epilogue epilogue;
     const void *bias; tfl_dtype bias_type;
     void *aux; int64_t ld_aux; tfl_dtype aux_type;
+    /* appended: per-batch strides of bias and aux (elements; bits for a
+     * ReLU mask); 0 = every batch entry shares one vector/matrix */
+    int64_t stride_bias, stride_aux;
 } tfl_gemm_op;
 
 #include "torchfl/ops/elementwise.h"
@@ -166,6 +170,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/foreach.h"
 #include "torchfl/ops/index.h"
 #include "torchfl/ops/attention.h"
+#include "torchfl/ops/blas.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -182,6 +187,7 @@ typedef struct tfl_op {
         tfl_foreach_op foreach;
         tfl_index_op index;
         tfl_attention_op attention;
+        tfl_blas_op blas;
     } u;
 } tfl_op;
 

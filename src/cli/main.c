@@ -4,7 +4,7 @@
  *   torchfl detect [--json]       backends, vendor runtimes and chips
  *   torchfl run [...] -- CMD      run CMD with libtorchfl.so preloaded
  *   torchfl config                the configuration in effect
- *   torchfl stats FILE            op-statistics report (not yet)
+ *   torchfl stats FILE            op-statistics report
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +21,7 @@ static void usage(FILE *f)
         "  run [--backend NAME] [--config FILE] -- CMD [ARGS...]\n"
         "                                  run CMD on torchfl (LD_PRELOAD)\n"
         "  config                          print the configuration in effect\n"
-        "  stats FILE                      op-statistics report (not yet)\n"
+        "  stats FILE                      op-statistics report (TORCHFL_STATS)\n"
         "\n"
         "options:\n"
         "  -h, --help                      this help\n"

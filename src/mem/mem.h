@@ -82,6 +82,13 @@ int tfl_mem_lookup(const void *p, tfl_alloc_info *out);
 /* 1 if [p, p+n) lies wholly inside one live allocation (n = 0: p inside). */
 int tfl_mem_check_range(const void *p, size_t n, tfl_alloc_info *out);
 
+/* Device memory held outside the pool (the driver's cuMemCreate): charge
+ * n bytes against the limit, trimming the cache if needed; TFL_ERR_NOMEM
+ * if they do not fit.  Uncharge when the memory is freed.  Counted in
+ * tfl_mem_stats.reserved, not in current. */
+tfl_status tfl_mem_charge(size_t n);
+void tfl_mem_uncharge(size_t n);
+
 void tfl_mem_trim(void);
 void tfl_mem_get_stats(tfl_mem_stats *out);
 void tfl_mem_reset_peak(void);

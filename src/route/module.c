@@ -148,6 +148,7 @@ void tfl_rt_module_unregister(tfl_module *m)
             free(v);
         }
     }
+    HASH_CLEAR(hh_name, m->by_name);   /* its kernels were freed above */
     pthread_mutex_unlock(&lock);
     if (m->hx)
         hx_module_destroy(m->hx);

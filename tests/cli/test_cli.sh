@@ -106,8 +106,11 @@ usage)
     "$tfl" >/dev/null 2>&1 && fail "no command must fail"
     "$tfl" frobnicate 2>"$tmp/err" && fail "unknown command must fail"
     grep -q 'unknown command "frobnicate"' "$tmp/err" || fail "unknown command msg"
-    "$tfl" stats x.json 2>"$tmp/err"; rc=$?
-    [ $rc -eq 1 ] && grep -q 'not implemented yet' "$tmp/err" || fail "stats"
+    "$tfl" stats "$tmp/none.json" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q 'cannot read' "$tmp/err" || fail "stats of a missing file"
+    echo '{"ops": 3}' >"$tmp/bad.json"
+    "$tfl" stats "$tmp/bad.json" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q 'not a torchfl statistics file' "$tmp/err" || fail "stats of a bad file"
     ;;
 *)
     fail "unknown mode"

@@ -93,6 +93,45 @@ int main(void)
         }
     CHECK(bad2d == 0);
 
+    /* unified memory type: the address says which side it is */
+    c2.srcMemoryType = CU_MEMORYTYPE_UNIFIED; c2.srcDevice = b; c2.srcPitch = dp;
+    c2.srcXInBytes = 0; c2.srcY = 0;
+    c2.dstMemoryType = CU_MEMORYTYPE_UNIFIED; c2.dstDevice = (CUdeviceptr)(uintptr_t)ref;
+    c2.dstPitch = 24; c2.dstXInBytes = 0; c2.dstY = 0;
+    c2.WidthInBytes = 20; c2.Height = H;
+    CHECK_OK(cuMemcpy2D(&c2));
+    bad2d = 0;
+    for (size_t y = 0; y < H; y++)
+        for (size_t x = 0; x < 20; x++)
+            bad2d += ref[y * 24 + x] != back[y * dp + x];
+    CHECK(bad2d == 0);
+
+    /* 3D: a 16 x 5 x 3 box out of a host volume into a device volume */
+    {
+        const size_t X = 16, Y = 5, Z = 3, hp = 40, hh = 9, dpch = 64, dh = 6;
+        CUDA_MEMCPY3D c3;
+        memset(&c3, 0, sizeof c3);
+        c3.srcMemoryType = CU_MEMORYTYPE_HOST; c3.srcHost = h; c3.srcPitch = hp; c3.srcHeight = hh;
+        c3.srcXInBytes = 3; c3.srcY = 1; c3.srcZ = 2;
+        c3.dstMemoryType = CU_MEMORYTYPE_DEVICE; c3.dstDevice = b; c3.dstPitch = dpch;
+        c3.dstHeight = dh;
+        c3.WidthInBytes = X; c3.Height = Y; c3.Depth = Z;
+        CHECK_OK(cuMemsetD8(b, 0, dpch * dh * Z));
+        CHECK_OK(cuMemcpy3D(&c3));
+        CHECK_OK(cuMemcpyDtoH(back, b, dpch * dh * Z));
+        int bad3d = 0;
+        for (size_t z = 0; z < Z; z++)
+            for (size_t y = 0; y < dh; y++)
+                for (size_t x = 0; x < dpch; x++) {
+                    unsigned char want = (x < X && y < Y)
+                        ? h[(z + 2) * hh * hp + (y + 1) * hp + 3 + x] : 0;
+                    bad3d += back[z * dh * dpch + y * dpch + x] != want;
+                }
+        CHECK(bad3d == 0);
+        c3.dstHeight = 2;   /* height < Height with Depth > 1 */
+        CHECK_RES(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+    }
+
     /* async forms on a stream, then synchronise */
     CUstream s;
     REQUIRE_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));

@@ -715,14 +715,65 @@ static void test_cubin_args(void)
 }
 #endif /* TFL_FATBIN_TEST_DIR */
 
+/* tests/fuzz/<sub>, found next to this source file. */
+static void fuzz_path(char *dir, size_t n, const char *sub)
+{
+    const char *here = __FILE__; /* .../tests/unit/test_fatbin.c */
+    const char *slash = strrchr(here, '/');
+    int plen = slash ? (int)(slash - here) : 1;
+    snprintf(dir, n, "%.*s/../fuzz/%s", plen, slash ? here : ".", sub);
+}
+
+/* Hand-made inputs in regressions/fatbin (see the file names): the
+ * outcome each was made to provoke. */
+static void test_crafted(void)
+{
+    char path[1024], err[256];
+    tfl_fatbin_entry es[4];
+    uint8_t *out = NULL;
+    size_t len;
+
+    fuzz_path(path, sizeof path, "regressions/fatbin/zstd-frame-cut.fatbin");
+    buf a = read_path(path);
+    CHECK(a.p && tfl_fatbin_list(a.p, a.n, es, 4, err, sizeof err) == 1 &&
+          tfl_fatbin_extract(&es[0], &out, &len, err, sizeof err) == -1 &&
+          strstr(err, "zstd"), "cut zstd frame: '%s'", err);
+    free(a.p);
+
+    fuzz_path(path, sizeof path, "regressions/fatbin/lz4-max-ratio-garbage.fatbin");
+    buf b = read_path(path);
+    CHECK(b.p && tfl_fatbin_list(b.p, b.n, es, 4, err, sizeof err) == 1 &&
+          tfl_fatbin_extract(&es[0], &out, &len, err, sizeof err) == -1 &&
+          strstr(err, "LZ4"), "LZ4 garbage: '%s'", err);
+    /* one byte more than LZ4 can produce is refused by list already */
+    if (b.p) {
+        uint64_t us;
+        memcpy(&us, b.p + 16 + 56, 8);
+        us++;
+        memcpy(b.p + 16 + 56, &us, 8);
+        CHECK(tfl_fatbin_list(b.p, b.n, es, 4, err, sizeof err) == -1,
+              "LZ4 ratio bound");
+    }
+    free(b.p);
+
+    fuzz_path(path, sizeof path,
+              "regressions/fatbin/lto-skip-and-empty-container.fatbin");
+    buf c = read_path(path);
+    int n = c.p ? tfl_fatbin_list(c.p, c.n, es, 4, err, sizeof err) : -2;
+    CHECK(n == 1 && es[0].kind == TFL_FB_PTX && es[0].ptx_version == 90,
+          "LTO-IR entry must be skipped: %d (%s)", n, err);
+    char *t = c.p ? tfl_fatbin_pick_ptx(c.p, c.n, err, sizeof err) : NULL;
+    CHECK(t && strcmp(t, ".version 9.0\n.target sm_80\n.address_size 64\n") == 0,
+          "crafted PTX text: %s", t ? t : err);
+    free(t);
+    free(c.p);
+}
+
 /* Replay a folder through the fuzz harness; returns the file count. */
 static int replay_dir(const char *sub)
 {
     char dir[1024];
-    const char *here = __FILE__; /* .../tests/unit/test_fatbin.c */
-    const char *slash = strrchr(here, '/');
-    int plen = slash ? (int)(slash - here) : 1;
-    snprintf(dir, sizeof dir, "%.*s/../fuzz/%s", plen, slash ? here : ".", sub);
+    fuzz_path(dir, sizeof dir, sub);
     DIR *d = opendir(dir);
     if (!d)
         return -1;
@@ -765,6 +816,7 @@ int main(void)
     fprintf(stderr, "test_fatbin: nvcc not found at configure time; "
             "only the fuzz corpus and regressions are replayed\n");
 #endif
+    test_crafted();
     int seeds = replay_dir("corpus/fatbin");
     int regs = replay_dir("regressions/fatbin");
     CHECK(seeds > 0, "no seed corpus found next to %s", __FILE__);

@@ -9,6 +9,7 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/host_info.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -19,9 +20,14 @@ static int host_probe(char *why, size_t why_len)
     return 1;
 }
 
+#pragma weak host_blas_set_threads
+
 static tfl_status host_init(const tfl_host_api *host)
 {
-    (void)host;
+    /* host.blas_threads: OpenBLAS's thread count (0 or unset = CPUs) */
+    const char *v = host && host->config ? host->config("host.blas_threads") : NULL;
+    if (v && host_blas_set_threads)
+        host_blas_set_threads(atoi(v));
     return TFL_OK;
 }
 
@@ -89,6 +95,8 @@ static tfl_status host_stream_noop(tfl_stream s)
 /* Weak until the GEMM kernels are merged (cuBLAS work in progress). */
 #pragma weak host_gemm_supported
 #pragma weak host_gemm
+#pragma weak host_blas_supported
+#pragma weak host_blas
 
 static int host_op_supported(const tfl_op *op)
 {
@@ -115,6 +123,8 @@ static int host_op_supported(const tfl_op *op)
         return host_index_supported(&op->u.index);
     case TFL_OP_ATTENTION:
         return host_attention_supported(&op->u.attention);
+    case TFL_OP_BLAS:
+        return host_blas_supported ? host_blas_supported(&op->u.blas) : 0;
     default:
         return 0;
     }
@@ -146,6 +156,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_index(&op->u.index);
     case TFL_OP_ATTENTION:
         return host_attention(&op->u.attention);
+    case TFL_OP_BLAS:
+        return host_blas ? host_blas(&op->u.blas) : TFL_ERR_UNSUPPORTED;
     default:
         return TFL_ERR_UNSUPPORTED;
     }

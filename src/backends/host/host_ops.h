@@ -36,6 +36,9 @@ tfl_status host_index(const tfl_index_op *op);
 int host_attention_supported(const tfl_attention_op *op);
 tfl_status host_attention(const tfl_attention_op *op);
 
+/* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
+int host_blas_supported(const tfl_blas_op *op);
+tfl_status host_blas(const tfl_blas_op *op);
 /* OpenBLAS's thread count (0 = CPU count). */
 void host_blas_set_threads(int n);
 

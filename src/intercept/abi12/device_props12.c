@@ -19,9 +19,6 @@
  * exported too, so refer to them literally. */
 #undef cudaGetDeviceProperties
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 #if CUDART_VERSION >= 13000
 #error "device_props12.c must be compiled against the CUDA 12 headers"

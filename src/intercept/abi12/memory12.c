@@ -9,42 +9,16 @@
 
 #include <string.h>
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
-/* The 12.x struct is the 13.x one without its trailing reserved words, so
- * the fields are filled here directly rather than copied through 13.x. */
+#include "cudart/pointer_attrs.inc"
+
 cudaError_t tfl12impl_cudaPointerGetAttributes(struct cudaPointerAttributes *a,
                                                const void *ptr)
 {
     if (!a)
         RET(cudaErrorInvalidValue);
     INIT_OR_RET();
-    memset(a, 0, sizeof *a);
-    tfl_alloc_info info;
-    if (!ptr || !tfl_mem_lookup(ptr, &info)) {
-        a->type = cudaMemoryTypeUnregistered;
-        a->device = -2;
-        a->hostPointer = (void *)ptr;
-        return cudaSuccess;
-    }
-    a->device = info.device;
-    switch (info.kind) {
-    case TFL_MEM_HOST_PINNED:
-    case TFL_MEM_HOST_REGISTERED:
-        a->type = cudaMemoryTypeHost;
-        a->hostPointer = a->devicePointer = (void *)ptr;
-        break;
-    case TFL_MEM_MANAGED:
-        a->type = cudaMemoryTypeManaged;
-        a->hostPointer = a->devicePointer = (void *)ptr;
-        break;
-    default:
-        a->type = cudaMemoryTypeDevice;
-        a->devicePointer = (void *)ptr;
-        break;
-    }
+    fill_pointer_attrs(a, ptr);
     return cudaSuccess;
 }
 TFL_CUDART12_OVERRIDE(cudaPointerGetAttributes, tfl12impl_cudaPointerGetAttributes)

@@ -10,9 +10,6 @@
  * exported too, so refer to them literally. */
 #undef cudaStreamGetCaptureInfo
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 static cudaError_t capture_none(cudaStream_t stream, enum cudaStreamCaptureStatus *st,
                                 unsigned long long *id)

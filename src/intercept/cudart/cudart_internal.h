@@ -18,5 +18,17 @@ cudaError_t tfl_cudart_sticky(void);
 /* Initialise (backend selection) on first use; cudaSuccess or the error
  * every call must return (cudaErrorNoDevice for an unusable backend). */
 cudaError_t tfl_cudart_init(void);
+/* tfl_cudart_init, and the calling thread now uses its current device's
+ * primary context (as the real runtime makes it current): for entry points
+ * that use a device. */
+cudaError_t tfl_cudart_enter(void);
+
+/* Map a route status to the runtime's code for the common cases. */
+cudaError_t tfl_cudart_from_status(tfl_status st);
+
+/* Every entry point returns through RET, so failures set the last error. */
+#define RET(e) return tfl_cudart_ret(e)
+#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_enter(); \
+    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 #endif

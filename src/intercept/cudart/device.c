@@ -7,13 +7,11 @@
  */
 #include "cudart/cudart_internal.h"
 #include "route/runtime.h"
+#include "driver/driver_hooks.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 /* Per-device, process-wide state CUDA keeps across threads. */
 static unsigned device_flags[64];
@@ -49,6 +47,7 @@ cudaError_t cudaSetDevice(int device)
     if (!tfl_rt_device_is_valid(device))
         RET(cudaErrorInvalidDevice);
     tfl_rt_set_current_device(device);
+    tfl_drv_runtime_set_device(device);
     return cudaSuccess;
 }
 
@@ -170,6 +169,7 @@ cudaError_t cudaDeviceReset(void)
      * memory other threads still use would corrupt them.  Cached memory
      * goes back to the system, which is what callers want from it. */
     tfl_rt_device_sync();
+    tfl_drv_runtime_reset(tfl_rt_current_device());
     return cudaSuccess;
 }
 

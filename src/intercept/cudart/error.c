@@ -9,6 +9,7 @@
 #include "cudart/cudart_internal.h"
 #include "cudart/error_names.h"
 #include "route/runtime.h"
+#include "driver/driver_hooks.h"
 
 #include <stdatomic.h>
 
@@ -44,6 +45,24 @@ cudaError_t tfl_cudart_init(void)
     if (tfl_rt_init() != TFL_OK || tfl_rt_device_count() == 0)
         return cudaErrorNoDevice;
     return cudaSuccess;
+}
+
+cudaError_t tfl_cudart_from_status(tfl_status st)
+{
+    switch (st) {
+    case TFL_OK:              return cudaSuccess;
+    case TFL_ERR_NOMEM:       return cudaErrorMemoryAllocation;
+    case TFL_ERR_UNAVAILABLE: return cudaErrorNoDevice;
+    default:                  return cudaErrorInvalidValue;
+    }
+}
+
+cudaError_t tfl_cudart_enter(void)
+{
+    cudaError_t e = tfl_cudart_init();
+    if (e == cudaSuccess)
+        tfl_drv_runtime_use(tfl_rt_current_device());
+    return e;
 }
 
 cudaError_t cudaGetLastError(void)

@@ -14,9 +14,6 @@
 
 #include <string.h>
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 /* ---------------------------------------------- push/pop configuration */
 
@@ -95,7 +92,7 @@ static cudaError_t launch(tfl_kernel *k, dim3 grid, dim3 block, void **args,
                           const void *arg_buffer, size_t arg_size, size_t smem,
                           cudaStream_t stream)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         RET(e);
     if (!k)

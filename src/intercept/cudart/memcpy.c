@@ -5,29 +5,18 @@
 #include "cudart/cudart_internal.h"
 #include "route/runtime.h"
 
-#define RET(e) return tfl_cudart_ret(e)
 
 #define S(stream) ((tfl_rt_stream *)(stream))
 
 /* Common prologue: initialised, no sticky error, valid stream. */
 static cudaError_t enter(cudaStream_t stream)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         return e;
     if (!tfl_rt_stream_valid(S(stream)))
         return cudaErrorInvalidResourceHandle;
     return cudaSuccess;
-}
-
-static cudaError_t from_status(tfl_status st)
-{
-    switch (st) {
-    case TFL_OK:              return cudaSuccess;
-    case TFL_ERR_NOMEM:       return cudaErrorMemoryAllocation;
-    case TFL_ERR_UNAVAILABLE: return cudaErrorNoDevice;
-    default:                  return cudaErrorInvalidValue;
-    }
 }
 
 static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
@@ -38,7 +27,7 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
         RET(e);
     if ((int)kind < 0 || (int)kind > 4)
         RET(cudaErrorInvalidMemcpyDirection);
-    RET(from_status(tfl_rt_memcpy_kind(dst, src, n, (int)kind, S(stream))));
+    RET(tfl_cudart_from_status(tfl_rt_memcpy_kind(dst, src, n, (int)kind, S(stream))));
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
@@ -79,7 +68,7 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
         RET(cudaErrorInvalidMemcpyDirection);
     if (height > 1 && (width > dpitch || width > spitch))
         RET(cudaErrorInvalidPitchValue);
-    RET(from_status(tfl_rt_memcpy2d_kind(dst, dpitch, src, spitch, width, height,
+    RET(tfl_cudart_from_status(tfl_rt_memcpy2d_kind(dst, dpitch, src, spitch, width, height,
                                          (int)kind, S(stream))));
 }
 
@@ -135,7 +124,7 @@ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t st
 
 static cudaError_t symbol(const void *sym, void **addr, size_t *size)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         return e;
     if (!sym)
@@ -225,7 +214,7 @@ static cudaError_t set(void *dst, int value, size_t n, cudaStream_t stream)
     cudaError_t e = enter(stream);
     if (e != cudaSuccess)
         RET(e);
-    RET(from_status(tfl_rt_memset(dst, value, n, S(stream))));
+    RET(tfl_cudart_from_status(tfl_rt_memset(dst, value, n, S(stream))));
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
@@ -244,7 +233,7 @@ static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t 
     cudaError_t e = enter(stream);
     if (e != cudaSuccess)
         RET(e);
-    RET(from_status(tfl_rt_memset2d(p, pitch, value, width, height, S(stream))));
+    RET(tfl_cudart_from_status(tfl_rt_memset2d(p, pitch, value, width, height, S(stream))));
 }
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
@@ -302,7 +291,7 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
                           struct cudaMemLocation location)
 {
     (void)devPtr; (void)count; (void)advice; (void)location;
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         RET(e);
     return cudaSuccess;

@@ -8,24 +8,12 @@
 #include "cudart/cudart_internal.h"
 #include "route/runtime.h"
 #include "mem/mem.h"
+#include "driver/driver_hooks.h"
 
 #include <string.h>
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 
 #define KIND_BIT(k) (1u << (k))
-
-static cudaError_t from_status(tfl_status st)
-{
-    switch (st) {
-    case TFL_OK:              return cudaSuccess;
-    case TFL_ERR_NOMEM:       return cudaErrorMemoryAllocation;
-    case TFL_ERR_UNAVAILABLE: return cudaErrorNoDevice;
-    default:                  return cudaErrorInvalidValue;
-    }
-}
 
 static cudaError_t alloc(void **p, size_t size, tfl_mem_kind kind, unsigned flags)
 {
@@ -40,7 +28,7 @@ static cudaError_t alloc(void **p, size_t size, tfl_mem_kind kind, unsigned flag
     tfl_status st = tfl_mem_alloc(size, kind, tfl_rt_current_device(), flags, &out);
     if (st != TFL_OK) {
         *p = NULL;
-        RET(from_status(st));
+        RET(tfl_cudart_from_status(st));
     }
     *p = out;
     return cudaSuccess;
@@ -137,7 +125,7 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
                                      tfl_rt_current_device(), flags);
     if (st != TFL_OK)
         RET(st == TFL_ERR_INVALID ? cudaErrorHostMemoryAlreadyRegistered
-                                  : from_status(st));
+                                  : tfl_cudart_from_status(st));
     return cudaSuccess;
 }
 
@@ -184,7 +172,8 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     tfl_mem_stats s;
     tfl_mem_get_stats(&s);
     uint64_t tot = s.limit ? s.limit : (d ? d->total_mem : 0);
-    uint64_t used = s.reserved;   /* what the limit counts */
+    /* what the limit counts: the pool and the driver's VMM mappings */
+    uint64_t used = s.reserved + tfl_drv_vmm_bytes();
     if (free)
         *free = (size_t)(used < tot ? tot - used : 0);
     if (total)
@@ -192,38 +181,14 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     return cudaSuccess;
 }
 
+#include "cudart/pointer_attrs.inc"
+
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     if (!attributes)
         RET(cudaErrorInvalidValue);
     INIT_OR_RET();
-    memset(attributes, 0, sizeof *attributes);
-    tfl_alloc_info a;
-    if (!ptr || !tfl_mem_lookup(ptr, &a)) {
-        /* CUDA 11+: unregistered host memory is "unregistered", not an error */
-        attributes->type = cudaMemoryTypeUnregistered;
-        attributes->device = -2;
-        attributes->hostPointer = (void *)ptr;
-        return cudaSuccess;
-    }
-    attributes->device = a.device;
-    switch (a.kind) {
-    case TFL_MEM_HOST_PINNED:
-    case TFL_MEM_HOST_REGISTERED:
-        attributes->type = cudaMemoryTypeHost;
-        attributes->hostPointer = (void *)ptr;
-        attributes->devicePointer = (void *)ptr;
-        break;
-    case TFL_MEM_MANAGED:
-        attributes->type = cudaMemoryTypeManaged;
-        attributes->hostPointer = (void *)ptr;
-        attributes->devicePointer = (void *)ptr;
-        break;
-    default:
-        attributes->type = cudaMemoryTypeDevice;
-        attributes->devicePointer = (void *)ptr;
-        break;
-    }
+    fill_pointer_attrs(attributes, ptr);
     return cudaSuccess;
 }
 

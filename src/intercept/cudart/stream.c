@@ -8,9 +8,6 @@
 
 #include <stdlib.h>
 
-#define RET(e) return tfl_cudart_ret(e)
-#define INIT_OR_RET() do { cudaError_t ie_ = tfl_cudart_init(); \
-    if (ie_ != cudaSuccess) RET(ie_); } while (0)
 #define S(stream) ((tfl_rt_stream *)(stream))
 #define E(event) ((tfl_rt_event *)(event))
 
@@ -50,7 +47,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 static cudaError_t check_stream(cudaStream_t stream)
 {
-    cudaError_t e = tfl_cudart_init();
+    cudaError_t e = tfl_cudart_enter();
     if (e != cudaSuccess)
         return e;
     if (!tfl_rt_stream_valid(S(stream)))

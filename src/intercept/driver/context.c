@@ -58,6 +58,8 @@ static void ctx_init(struct CUctx_st *c, int dev, int primary, unsigned flags)
 
 struct CUctx_st *tfl_drv_primary(int dev)
 {
+    if (dev < 0 || dev >= TFL_DRV_MAX_DEVICES)
+        return NULL;
     primary_state *p = &g_primary[dev];
     pthread_mutex_lock(&g_lock);
     if (p->ctx.magic != TFL_CTX_MAGIC)
@@ -140,7 +142,7 @@ static void runtime_retain(int dev)
 {
     tfl_drv_primary(dev);
     pthread_mutex_lock(&g_lock);
-    g_primary[dev].runtime_ref = 1;
+    __atomic_store_n(&g_primary[dev].runtime_ref, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&g_lock);
     tfl_drv_mark_initialised();
 }
@@ -178,7 +180,7 @@ void tfl_drv_runtime_reset(int dev)
     if (dev < 0 || dev >= TFL_DRV_MAX_DEVICES)
         return;
     pthread_mutex_lock(&g_lock);
-    g_primary[dev].runtime_ref = 0;
+    __atomic_store_n(&g_primary[dev].runtime_ref, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -533,7 +535,9 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
         return r;
     if (!flags)
         return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
     *flags = c->flags;
+    pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
 
@@ -545,7 +549,9 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
         return r;
     if ((r = check_flags(flags)) != CUDA_SUCCESS)
         return r;
+    pthread_mutex_lock(&g_lock);
     c->flags = flags;
+    pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
 
@@ -571,7 +577,9 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
         return CUDA_ERROR_INVALID_VALUE;
     if ((unsigned)limit >= CU_LIMIT_MAX)
         return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    pthread_mutex_lock(&g_lock);
     *pvalue = c->limits[limit];
+    pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
 
@@ -603,7 +611,9 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     default:
         return CUDA_ERROR_UNSUPPORTED_LIMIT;
     }
+    pthread_mutex_lock(&g_lock);
     c->limits[limit] = value;
+    pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
 }
 

@@ -29,4 +29,10 @@ void tfl_drv_runtime_set_device(int dev);
  * context (it stays active while a driver user still retains it). */
 void tfl_drv_runtime_reset(int dev);
 
+/* Physical bytes the driver's VMM API holds (cuMemCreate): device memory
+ * the pool's counters do not include, for cudaMemGetInfo to count as used
+ * the way cuMemGetInfo does. */
+#include <stdint.h>
+uint64_t tfl_drv_vmm_bytes(void);
+
 #endif

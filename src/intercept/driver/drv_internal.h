@@ -56,7 +56,7 @@ CUresult tfl_drv_current(struct CUctx_st **out);
 /* 1 if ctx is a live context (primary or created).  Never dereferences
  * an unknown pointer. */
 int tfl_drv_ctx_valid(CUcontext ctx);
-/* The primary context object of dev (valid dev only). */
+/* The primary context object of dev; NULL if dev is out of range. */
 struct CUctx_st *tfl_drv_primary(int dev);
 
 /* A device ordinal the caller passed: CUDA_ERROR_INVALID_DEVICE if bad

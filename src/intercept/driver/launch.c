@@ -93,7 +93,7 @@ static CUresult launch(tfl_kernel *k, const unsigned grid[3], const unsigned blo
     if (st == TFL_OK)
         return CUDA_SUCCESS;
     if (err[0])
-        tfl_error("torchfl: %s", err);
+        tfl_error("%s", err);
     r = cuda_err ? tfl_drv_from_cuda_error(cuda_err) : tfl_drv_status(st);
     if (st == TFL_ERR_DEVICE) {
         if (r == CUDA_SUCCESS || r == CUDA_ERROR_UNKNOWN)
@@ -206,7 +206,7 @@ static CUresult kernel_attrs(CUfunction f, tfl_kernel_attrs *a)
     tfl_status st = tfl_rt_kernel_attrs(k, a, err, sizeof err);
     if (st != TFL_OK) {
         if (err[0])
-            tfl_error("torchfl: %s", err);
+            tfl_error("%s", err);
         return st == TFL_ERR_INVALID ? CUDA_ERROR_INVALID_IMAGE : tfl_drv_status(st);
     }
     return CUDA_SUCCESS;

@@ -169,7 +169,7 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     if (state->inputs == 0)
         return CUDA_ERROR_INVALID_VALUE;
     if (state->inputs > 1) {
-        tfl_error("torchfl: cuLinkComplete: linking %d images together is not supported "
+        tfl_error("cuLinkComplete: linking %d images together is not supported "
                   "(torchfl has no device linker)", state->inputs);
         return CUDA_ERROR_NOT_SUPPORTED;
     }

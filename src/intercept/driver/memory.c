@@ -206,12 +206,11 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_, size_t *total)
     tfl_drv_device_info(c->dev, &di);
     tfl_mem_stats ms;
     tfl_mem_get_stats(&ms);
-    uint64_t tot = di.total_mem;
-    if (ms.limit && ms.limit < tot)
-        tot = ms.limit;
-    /* Bytes torchfl caches for reuse are free from the program's view;
-     * live allocations and VMM physical memory are not. */
-    uint64_t used = ms.current + tfl_drv_vmm_bytes();
+    /* As cudaMemGetInfo counts: the pool limit when set, else the
+     * device's memory; live and cached pool bytes are used, and so are the
+     * VMM's physical allocations, which the pool does not see. */
+    uint64_t tot = ms.limit ? ms.limit : di.total_mem;
+    uint64_t used = ms.current + ms.cached + tfl_drv_vmm_bytes();
     *total = (size_t)tot;
     *free_ = (size_t)(used < tot ? tot - used : 0);
     return CUDA_SUCCESS;
@@ -250,7 +249,10 @@ static CUresult attr_known(void *data, CUpointer_attribute a, CUdeviceptr p,
     int vmm = tfl_drv_vmm_mapping(ptr(p), &vbase, &vsize, &block);
     switch (a) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = tfl_drv_primary(ai->device);
+        /* memory the runtime made without a device (e.g. pinned host
+         * memory recorded with device -1) belongs to no context */
+        *(CUcontext *)data = ai->device >= 0 && ai->device < TFL_DRV_MAX_DEVICES
+                                 ? tfl_drv_primary(ai->device) : NULL;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned int *)data = memtype(ai->kind);

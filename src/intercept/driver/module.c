@@ -4,9 +4,9 @@
  *
  * Handles: a CUmodule and a CUlibrary are route's tfl_module; a CUfunction
  * and a CUkernel are route's tfl_kernel (CUDA lets a CUkernel be passed
- * where a CUfunction is expected, which this makes true).  The driver
- * copies every image it is given (the caller may free it after the load)
- * and keeps the copy until the module is unloaded.
+ * where a CUfunction is expected, which this makes true).  Route keeps a
+ * copy of every image (the caller may free it after the load); the
+ * driver measures the image, since cuModuleLoadData gets no size.
  */
 #include "drv_internal.h"
 
@@ -38,17 +38,22 @@ static size_t elf_size(const unsigned char *p)
     memcpy(&phnum, p + 0x38, 2);
     memcpy(&shentsize, p + 0x3A, 2);
     memcpy(&shnum, p + 0x3C, 2);
+    /* sanity bounds: a corrupt header must not send us reading far away */
+    if ((shnum && shentsize != 0x40) || shoff > (1u << 30) || phoff > (1u << 30))
+        return 0;
     uint64_t end = shoff + (uint64_t)shnum * shentsize;
     if (phoff + (uint64_t)phnum * phentsize > end)
         end = phoff + (uint64_t)phnum * phentsize;
     /* sections may lie after the header table */
-    for (uint16_t i = 0; i < shnum && shentsize >= 0x40; i++) {
+    for (uint16_t i = 0; i < shnum; i++) {
         const unsigned char *sh = p + shoff + (uint64_t)i * shentsize;
         uint32_t type;
         uint64_t off, size;
         memcpy(&type, sh + 4, 4);
         memcpy(&off, sh + 0x18, 8);
         memcpy(&size, sh + 0x20, 8);
+        if (off > (1u << 30) || size > (1u << 30))
+            return 0;
         if (type != 8 /* SHT_NOBITS */ && off + size > end)
             end = off + size;
     }
@@ -100,9 +105,10 @@ static int is_text(const void *image)
 
 /* --------------------------------------------------- loaded image copies */
 
+/* Modules loaded through the driver (only those may be unloaded here;
+ * a program's registered fatbins belong to the runtime). */
 typedef struct owned {
     tfl_module *m;
-    void *image;
     struct owned *next;
 } owned;
 
@@ -113,28 +119,27 @@ static CUresult load(const void *image, tfl_module **out, char *log, size_t logl
 {
     if (!image || !out)
         return CUDA_ERROR_INVALID_VALUE;
+    /* A fatbin wrapper points at caller memory: load what it wraps, so
+     * the copy route keeps is self-contained. */
     const void *src = image;
     if (is_wrapper(image)) {
         src = ((const fatbin_wrapper *)image)->data;
         if (!src)
             return CUDA_ERROR_INVALID_IMAGE;
     }
+    int text = is_text(src);
     size_t n = tfl_drv_image_size(src);
     if (n == 0)
         return CUDA_ERROR_INVALID_IMAGE;
-    void *copy = malloc(n);
-    if (!copy)
+    owned *o = malloc(sizeof *o);
+    if (!o)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    memcpy(copy, src, n);
     tfl_module *m = NULL;
-    tfl_status st = tfl_rt_module_load(copy, n, &m);
-    owned *o = st == TFL_OK ? malloc(sizeof *o) : NULL;
-    if (st != TFL_OK || !o) {
-        if (st == TFL_OK)
-            tfl_rt_module_unregister(m);
-        free(copy);
-        int text = is_text(src);
-        CUresult r = st == TFL_OK || st == TFL_ERR_NOMEM ? CUDA_ERROR_OUT_OF_MEMORY
+    /* route copies the image (size 0: NUL-terminated PTX) */
+    tfl_status st = tfl_rt_module_load(src, text ? 0 : n, &m);
+    if (st != TFL_OK) {
+        free(o);
+        CUresult r = st == TFL_ERR_NOMEM ? CUDA_ERROR_OUT_OF_MEMORY
                    : st == TFL_ERR_INVALID ? (text ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_INVALID_IMAGE)
                    : st == TFL_ERR_UNSUPPORTED ? (text ? CUDA_ERROR_NOT_SUPPORTED
                                                      : CUDA_ERROR_NO_BINARY_FOR_GPU)
@@ -148,7 +153,6 @@ static CUresult load(const void *image, tfl_module **out, char *log, size_t logl
         return r;
     }
     o->m = m;
-    o->image = copy;
     pthread_mutex_lock(&g_lock);
     o->next = g_owned;
     g_owned = o;
@@ -172,7 +176,6 @@ static CUresult unload(tfl_module *m)
     if (!o)  /* registered by a program's fatbin: not ours to unload */
         return CUDA_ERROR_INVALID_HANDLE;
     tfl_rt_module_unregister(m);
-    free(o->image);
     free(o);
     return CUDA_SUCCESS;
 }
@@ -295,9 +298,11 @@ static CUresult get_function(tfl_module *m, const char *name, tfl_kernel **out)
         *out = k;
         return CUDA_SUCCESS;
     }
+    /* route: UNSUPPORTED = no such entry (or no code at all), INVALID =
+     * the module's code does not parse */
     return st == TFL_ERR_NOMEM ? CUDA_ERROR_OUT_OF_MEMORY
-         : st == TFL_ERR_INVALID || st == TFL_OK ? CUDA_ERROR_NOT_FOUND
-         : tfl_drv_status(st);
+         : st == TFL_ERR_INVALID ? CUDA_ERROR_INVALID_IMAGE
+         : CUDA_ERROR_NOT_FOUND;
 }
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
@@ -506,8 +511,9 @@ static CUresult attrs_of(tfl_kernel *k, tfl_kernel_attrs *a)
     if (st == TFL_OK)
         return CUDA_SUCCESS;
     if (err[0])
-        tfl_error("torchfl: %s", err);
-    return st == TFL_ERR_INVALID ? CUDA_ERROR_INVALID_IMAGE : tfl_drv_status(st);
+        tfl_error("%s", err);
+    /* route: UNSUPPORTED = the executor cannot read the kernel */
+    return st == TFL_ERR_NOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_IMAGE;
 }
 
 static CUresult func_get_attr(int *pi, CUfunction_attribute attrib, const void *f)
@@ -578,8 +584,10 @@ static CUresult func_set_attr(CUfunction_attribute attrib, int value, const void
     default:
         return CUDA_ERROR_INVALID_VALUE;   /* read-only attributes */
     }
-    /* route takes the attribute numbers CUDA uses for both APIs (8, 9) */
-    return tfl_drv_status(tfl_rt_kernel_set_attr(k, (int)attrib, value));
+    /* route numbers them 0 (max dynamic shared memory), 1 (carveout) */
+    int which = attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ? 0 : 1;
+    return tfl_rt_kernel_set_attr(k, which, value) == TFL_OK ? CUDA_SUCCESS
+                                                            : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)

@@ -179,7 +179,8 @@ static CUresult get_ctx_impl(CUstream hs, CUcontext *pctx, CUgreenCtx *green, in
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
     int dev = tfl_rt_stream_device(s);
-    *pctx = (hs == NULL || cur->dev == dev) ? cur : tfl_drv_primary(dev);
+    struct CUctx_st *prim = tfl_drv_primary(dev);
+    *pctx = (hs == NULL || cur->dev == dev || !prim) ? cur : prim;
     if (green)
         *green = NULL;
     return CUDA_SUCCESS;
@@ -316,7 +317,7 @@ static CUresult wait_value(CUstream hs, CUdeviceptr addr, uint64_t value, unsign
     }
     if (ok)
         return CUDA_SUCCESS;
-    tfl_error("torchfl: cuStreamWaitValue%u: the condition on %p is false and nothing "
+    tfl_error("cuStreamWaitValue%u: the condition on %p is false and nothing "
               "issued can change it (synchronous execution): the stream would wait for ever",
               size * 8, (void *)(uintptr_t)addr);
     return CUDA_ERROR_NOT_SUPPORTED;

@@ -18,8 +18,8 @@
  *  - cuMemUnmap puts PROT_NONE anonymous memory back over the piece.
  *
  * Physical bytes count as used device memory (cuMemGetInfo) and against
- * the pool limit; mem.h has no call to charge bytes it does not allocate,
- * so the check is made here against tfl_mem_get_stats (see report).
+ * the pool limit (tfl_mem_charge), so VMM memory and cudaMalloc share
+ * TORCH_FL_MEM_POOL_SIZE as they share a GPU's memory.
  */
 #define _GNU_SOURCE /* memfd_create, MAP_FIXED_NOREPLACE */
 #include "drv_internal.h"
@@ -102,6 +102,7 @@ static void phys_maybe_free(phys *p)
     *pp = p->next;
     close(p->fd);
     g_phys_bytes -= p->size;
+    tfl_mem_uncharge(p->size);
     free(p);
 }
 
@@ -166,7 +167,7 @@ static void sync_runs(resv *r)
             int nc = r->runcap ? 2 * r->runcap : 8;
             run *nr = realloc(r->runs, (size_t)nc * sizeof *nr);
             if (!nr) {
-                tfl_error("torchfl: cuMemSetAccess: out of host memory tracking mappings");
+                tfl_error("cuMemSetAccess: out of host memory tracking mappings");
                 return;
             }
             r->runs = nr;
@@ -175,7 +176,7 @@ static void sync_runs(resv *r)
         if (tfl_mem_register((void *)b, e - b, TFL_MEM_VIRTUAL, dev, 0) == TFL_OK)
             r->runs[r->nruns++] = (run){ b, e - b };
         else
-            tfl_error("torchfl: could not record mapped range %p+%zu", (void *)b, e - b);
+            tfl_error("could not record mapped range %p+%zu", (void *)b, e - b);
         i = j;
     }
 }
@@ -186,7 +187,7 @@ static void restore_none(uintptr_t a, size_t n)
     void *p = mmap((void *)a, n, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     if (p == MAP_FAILED)
-        tfl_error("torchfl: cuMemUnmap: cannot restore reservation at %p: %s",
+        tfl_error("cuMemUnmap: cannot restore reservation at %p: %s",
                   (void *)a, strerror(errno));
 }
 
@@ -334,22 +335,6 @@ CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
     return CUDA_SUCCESS;
 }
 
-/* Physical bytes must fit under the pool limit next to the pool's own
- * live and cached bytes. */
-static int fits_limit(size_t size)
-{
-    tfl_mem_stats ms;
-    tfl_mem_get_stats(&ms);
-    if (!ms.limit)
-        return 1;
-    uint64_t vb = tfl_drv_vmm_bytes();
-    if (ms.current + ms.cached + vb + size <= ms.limit)
-        return 1;
-    tfl_mem_trim();
-    tfl_mem_get_stats(&ms);
-    return ms.current + ms.cached + vb + size <= ms.limit;
-}
-
 static CUresult new_phys(int fd, size_t size, const CUmemAllocationProp *prop,
                          CUmemGenericAllocationHandle *handle)
 {
@@ -385,18 +370,21 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
         return CUDA_ERROR_NOT_SUPPORTED;   /* Win32 and fabric handles */
     if (prop->allocFlags.compressionType)
         return CUDA_ERROR_NOT_SUPPORTED;
-    if (!fits_limit(size))
+    /* physical bytes count against the pool limit, as device memory */
+    if (tfl_mem_charge(size) != TFL_OK)
         return CUDA_ERROR_OUT_OF_MEMORY;
     int fd = memfd_create("torchfl-vmm", MFD_CLOEXEC);
-    if (fd < 0)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    if (ftruncate(fd, (off_t)size) != 0) {
-        close(fd);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        if (fd >= 0)
+            close(fd);
+        tfl_mem_uncharge(size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     r = new_phys(fd, size, prop, handle);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS) {
         close(fd);
+        tfl_mem_uncharge(size);
+    }
     return r;
 }
 
@@ -448,7 +436,7 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     void *m = mmap((void *)(uintptr_t)ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, p->fd,
                    (off_t)offset);
     if (m == MAP_FAILED) {
-        tfl_error("torchfl: cuMemMap: mmap failed: %s", strerror(errno));
+        tfl_error("cuMemMap: mmap failed: %s", strerror(errno));
         r = CUDA_ERROR_OUT_OF_MEMORY;
         goto out;
     }
@@ -634,9 +622,14 @@ CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *ha
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         (size_t)st.st_size % GRANULARITY)
         return CUDA_ERROR_INVALID_VALUE;
-    int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (mine < 0)
+    /* the imported pages are this process's device memory too */
+    if (tfl_mem_charge((size_t)st.st_size) != TFL_OK)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine < 0) {
+        tfl_mem_uncharge((size_t)st.st_size);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     CUmemAllocationProp prop;
     memset(&prop, 0, sizeof prop);
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -644,7 +637,9 @@ CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *ha
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     prop.location.id = tfl_rt_current_device();
     r = new_phys(mine, (size_t)st.st_size, &prop, handle);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS) {
         close(mine);
+        tfl_mem_uncharge((size_t)st.st_size);
+    }
     return r;
 }
