@@ -43,13 +43,44 @@ static void test_select(void)
     op.u.select.index.strides[0] = 2;
     op.u.select.dst_dim = 1;
     op.u.select.src_dim = 1;
-    op.u.select.src_dim_size = 6;
+    op.u.select.index_bound = 6;
     CHECK(host_index(&op) == TFL_OK, "select");
     for (int r = 0; r < 8; r++)
         for (int k = 0; k < 4; k++)
             CHECK(dst[r * 4 + k] == src[idx[2 * k] * 8 + r], "select [%d,%d]", r, k);
     idx[2] = 6;
     CHECK(host_index(&op) == TFL_ERR_DEVICE, "select out of range");
+}
+
+static void test_index_add(void)
+{
+    /* dst 5x3 double, src 4x3 (index on dst dim 0), alpha 2.5 */
+    double dst[15], src[12], ref[15];
+    int64_t idx[4] = { 4, 1, 4, 0 };
+    for (int i = 0; i < 15; i++) dst[i] = ref[i] = i;
+    for (int i = 0; i < 12; i++) src[i] = 0.5 * i - 1;
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            ref[idx[k] * 3 + c] += src[k * 3 + c] * 2.5;
+    tfl_index_op op = { .kind = TFL_INDEX_SELECT, .elem_size = 8, .index_dtype = TFL_DT_I64,
+                        .dtype = TFL_DT_F64 };
+    view2(&op.u.select.dst, dst, 5, 3, 3, 1);
+    view2(&op.u.select.src, src, 4, 3, 3, 1);
+    memset(&op.u.select.index, 0, sizeof op.u.select.index);
+    op.u.select.index.data = idx;
+    op.u.select.index.ndim = 1;
+    op.u.select.index.sizes[0] = 4;
+    op.u.select.index.strides[0] = 1;
+    op.u.select.index_bound = 5;
+    op.u.select.index_dst = 1;
+    op.u.select.reduce = TFL_INDEX_ADD;
+    op.u.select.alpha = 2.5;
+    CHECK(host_index_supported(&op), "index_add supported");
+    CHECK(host_index(&op) == TFL_OK, "index_add");
+    for (int i = 0; i < 15; i++)
+        CHECK(dst[i] == ref[i], "index_add[%d] %g vs %g", i, dst[i], ref[i]);
+    op.dtype = TFL_DT_BF16;
+    CHECK(!host_index_supported(&op), "bf16 add not claimed");
 }
 
 static void test_gather_rows(void)
@@ -229,6 +260,7 @@ static void test_range(void)
 int main(void)
 {
     test_select();
+    test_index_add();
     test_gather_rows();
     test_cat();
     test_scatter_gather();

@@ -45,14 +45,19 @@ typedef enum tfl_index_range_kind {
 } tfl_index_range_kind;
 
 typedef enum tfl_index_kind {
-    /* index_select: a slice is a tensor without its select dim; slice
-     * element e (row-major over that tensor's own remaining dims, which
-     * need not match between dst and src but must count the same) of
-     * index position k:
-     *   dst[slice_dst(e) + k * dst.strides[dst_dim]]
-     *     = src[slice_src(e) + index[k] * src.strides[src_dim]]
-     * for k < dst.sizes[dst_dim] (= index elements); index is read
-     * row-major over its own view; each value in [0, src_dim_size). */
+    /* index_select / index_add: a slice is a tensor without its select
+     * dim; slice element e (row-major over that tensor's own remaining
+     * dims, which need not match between dst and src but must count the
+     * same) of index position k (index read row-major over its own view):
+     *   index_dst = 0 (index_select):
+     *     dst[slice_dst(e) + k * dst.strides[dst_dim]]
+     *       = src[slice_src(e) + index[k] * src.strides[src_dim]]
+     *   index_dst = 1 (index_add):
+     *     dst[slice_dst(e) + index[k] * dst.strides[dst_dim]]
+     *       (reduce)= src[slice_src(e) + k * src.strides[src_dim]] * alpha
+     * the non-indexed side's select dim has the index count as size;
+     * every index value is in [0, index_bound).  reduce ADD computes in
+     * dtype. */
     TFL_INDEX_SELECT = 1,
     /* Row gather on bytes: for k < n_index,
      *   out[k * out_stride .. + row_bytes] = in[idx[k] * in_stride ..]
@@ -106,7 +111,10 @@ typedef struct tfl_index_op {
         struct {
             tfl_index_tensor dst, src, index;
             int dst_dim, src_dim;
-            int64_t src_dim_size;
+            int64_t index_bound;
+            int index_dst;
+            tfl_index_reduce reduce;
+            double alpha;
         } select;
         struct {
             void *out;

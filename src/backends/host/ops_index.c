@@ -14,6 +14,13 @@ int host_index_supported(const tfl_index_op *op)
         return 0;
     switch (op->kind) {
     case TFL_INDEX_SELECT:
+        if (op->u.select.reduce == TFL_INDEX_ADD &&
+            op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F64 &&
+            op->dtype != TFL_DT_I32 && op->dtype != TFL_DT_I64)
+            return 0;
+        if (op->u.select.reduce != TFL_INDEX_ASSIGN && op->u.select.reduce != TFL_INDEX_ADD)
+            return 0;
+        /* fall through */
     case TFL_INDEX_GATHER_ROWS:
         return op->index_dtype == TFL_DT_I32 || op->index_dtype == TFL_DT_I64;
     case TFL_INDEX_CAT:
@@ -87,16 +94,36 @@ static int64_t slice_count(const tfl_index_tensor *t, int skip)
     return n;
 }
 
+/* dst (+)= src * alpha for one element of dtype t (the ADD of index_add) */
+static void add_scaled(char *d, const char *s, tfl_dtype t, double alpha)
+{
+    switch (t) {
+    case TFL_DT_F32: { float a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);
+                       a += b * (float)alpha; memcpy(d, &a, 4); break; }
+    case TFL_DT_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
+                       a += b * alpha; memcpy(d, &a, 8); break; }
+    case TFL_DT_I32: { int32_t a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);
+                       a = (int32_t)((uint32_t)a + (uint32_t)b * (uint32_t)(int64_t)alpha);
+                       memcpy(d, &a, 4); break; }
+    case TFL_DT_I64: { int64_t a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
+                       a = (int64_t)((uint64_t)a + (uint64_t)b * (uint64_t)(int64_t)alpha);
+                       memcpy(d, &a, 8); break; }
+    default: break;
+    }
+}
+
 static tfl_status do_select(const tfl_index_op *op)
 {
     const tfl_index_tensor *dst = &op->u.select.dst, *src = &op->u.select.src,
                            *ix = &op->u.select.index;
     const int dd = op->u.select.dst_dim, sd = op->u.select.src_dim;
+    const int on_dst = op->u.select.index_dst;
     if (dst->ndim < 1 || dst->ndim > TFL_INDEX_MAX_DIMS || src->ndim < 1 ||
         src->ndim > TFL_INDEX_MAX_DIMS || ix->ndim < 1 || ix->ndim > TFL_INDEX_MAX_DIMS ||
         dd < 0 || dd >= dst->ndim || sd < 0 || sd >= src->ndim)
         return TFL_ERR_INVALID;
-    const int64_t inner = slice_count(dst, dd), n_index = dst->sizes[dd];
+    const int64_t inner = slice_count(dst, dd);
+    const int64_t n_index = on_dst ? src->sizes[sd] : dst->sizes[dd];
     if (inner != slice_count(src, sd) || slice_count(ix, -1) != n_index)
         return TFL_ERR_INVALID;
     if (inner == 0 || n_index == 0)
@@ -110,19 +137,26 @@ static tfl_status do_select(const tfl_index_op *op)
     slice_offsets(ix, -1, n_index, ioff);
     for (int64_t k = 0; k < n_index; k++) {
         int64_t r = index_at(ix->data, op->index_dtype, ioff[k]);
-        if (r < 0 || r >= op->u.select.src_dim_size) {
-            tfl_error("index_select: index %lld at position %lld is outside [0, %lld)",
-                      (long long)r, (long long)k, (long long)op->u.select.src_dim_size);
+        if (r < 0 || r >= op->u.select.index_bound) {
+            tfl_error("%s: index %lld at position %lld is outside [0, %lld)",
+                      on_dst ? "index_add" : "index_select", (long long)r, (long long)k,
+                      (long long)op->u.select.index_bound);
             free(offs);
             return TFL_ERR_DEVICE;
         }
     }
     const size_t es = op->elem_size;
+    const int add = op->u.select.reduce == TFL_INDEX_ADD;
     for (int64_t k = 0; k < n_index; k++) {
         int64_t r = index_at(ix->data, op->index_dtype, ioff[k]);
-        char *db = (char *)dst->data + (size_t)(k * dst->strides[dd]) * es;
-        const char *sb = (const char *)src->data + (size_t)(r * src->strides[sd]) * es;
-        if (es == 4) {
+        int64_t dk = on_dst ? r : k, sk = on_dst ? k : r;
+        char *db = (char *)dst->data + (size_t)(dk * dst->strides[dd]) * es;
+        const char *sb = (const char *)src->data + (size_t)(sk * src->strides[sd]) * es;
+        if (add) {
+            for (int64_t e = 0; e < inner; e++)
+                add_scaled(db + doff[e] * (int64_t)es, sb + soff[e] * (int64_t)es, op->dtype,
+                           op->u.select.alpha);
+        } else if (es == 4) {
             uint32_t *restrict d4 = (uint32_t *)(void *)db;
             const uint32_t *restrict s4 = (const uint32_t *)(const void *)sb;
             for (int64_t e = 0; e < inner; e++)

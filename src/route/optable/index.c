@@ -33,7 +33,7 @@
 #include "route/dispatch.h"
 #include "route/optable.h"
 
-enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
+enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_ADD_SMALL, K_ADD_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
        K_ARANGE, K_LINSPACE };
 enum { CAT_PLAIN = 0, CAT_VECTORIZED = 1 };
 
@@ -85,21 +85,42 @@ static size_t mangled_size(const char **p)
     return sz;
 }
 
+/* The arithmetic type of a builtin mangled type letter, or TFL_DT_COUNT. */
+static tfl_dtype letter_dtype(char c)
+{
+    switch (c) {
+    case 'f': return TFL_DT_F32;
+    case 'd': return TFL_DT_F64;
+    case 'i': return TFL_DT_I32;
+    case 'l': return TFL_DT_I64;
+    case 'a': return TFL_DT_I8;
+    case 'h': return TFL_DT_U8;
+    default:  return TFL_DT_COUNT;
+    }
+}
+
 static int match_select(const char *m, index_kernel *k)
 {
-    const char *p = strstr(m, "21indexSelectSmallIndexI");
-    if (p) {
-        k->kind = K_SELECT_SMALL;
-        p += strlen("21indexSelectSmallIndexI");
-    } else if ((p = strstr(m, "21indexSelectLargeIndexI"))) {
-        k->kind = K_SELECT_LARGE;
-        p += strlen("21indexSelectLargeIndexI");
-    } else {
-        return 0;
+    static const struct { const char *key; int kind; } keys[] = {
+        { "21indexSelectSmallIndexI", K_SELECT_SMALL },
+        { "21indexSelectLargeIndexI", K_SELECT_LARGE },
+        { "19indexFuncSmallIndexI", K_ADD_SMALL },
+        { "19indexFuncLargeIndexI", K_ADD_LARGE },
+    };
+    const char *p = NULL;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !p; i++) {
+        if ((p = strstr(m, keys[i].key))) {
+            k->kind = keys[i].kind;
+            p += strlen(keys[i].key);
+        }
     }
+    if (!p)
+        return 0;
+    const char *t = p;
     k->elem_size = mangled_size(&p);
     if (!k->elem_size)
         return 0;
+    k->dtype = p - t == 1 ? letter_dtype(*t) : TFL_DT_COUNT;
     if (*p == 'i' || *p == 'l')
         k->index_dtype = *p == 'l' ? TFL_DT_I64 : TFL_DT_I32;
     else
@@ -108,6 +129,13 @@ static int match_select(const char *m, index_kernel *k)
     if (*p != 'j' && *p != 'm')
         return 0;
     k->wide = *p == 'm';
+    if (k->kind == K_ADD_SMALL || k->kind == K_ADD_LARGE) {
+        /* index_add (ReduceAdd); index_reduce's prod/amax/amin/mean are not mapped */
+        if (!strstr(p, "9ReduceAddEEEv") || (k->dtype != TFL_DT_F32 && k->dtype != TFL_DT_F64 &&
+                                            k->dtype != TFL_DT_I32 && k->dtype != TFL_DT_I64))
+            return 0;
+        k->reduce = TFL_INDEX_ADD;
+    }
     return 1;
 }
 
@@ -138,20 +166,6 @@ static int match_cat(const char *m, index_kernel *k)
     k->kind = K_CAT;
     k->elem_size = es;
     return 1;
-}
-
-/* The arithmetic type of a builtin mangled type letter, or TFL_DT_COUNT. */
-static tfl_dtype letter_dtype(char c)
-{
-    switch (c) {
-    case 'f': return TFL_DT_F32;
-    case 'd': return TFL_DT_F64;
-    case 'i': return TFL_DT_I32;
-    case 'l': return TFL_DT_I64;
-    case 'a': return TFL_DT_I8;
-    case 'h': return TFL_DT_U8;
-    default:  return TFL_DT_COUNT;
-    }
 }
 
 /* _scatter_gather_elementwise_kernel<128, 8, _cuda_scatter_gather_internal_
@@ -270,6 +284,8 @@ static const char *op_name(void *cookie)
     switch (k->kind) {
     case K_GATHER: return "index_select_rows";
     case K_CAT:    return "cat";
+    case K_ADD_SMALL:
+    case K_ADD_LARGE: return "index_add";
     case K_SCATTER_GATHER:
         return k->scatter ? (k->reduce == TFL_INDEX_ADD ? "scatter_add" : "scatter") : "gather";
     case K_ADVANCED: return k->put ? "index_put" : "index";
@@ -364,22 +380,44 @@ static tfl_status run_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *
     return TFL_OK + 100;   /* go on: route it */
 }
 
+/* indexSelect{Small,Large}Index and indexFunc{Small,Large}Index<ReduceAdd>
+ * (index_add).  Small: (dst, src, idx, int dstDim, int srcDim, IndexType
+ * innerSize, int64 dimSize, ...); Large has IndexType totalSize before
+ * innerSize.  indexFunc then takes int64 numel, const func_t &op (a
+ * pointer, unused), T alpha @688.  The dims that are indexed or counted
+ * by the index were reduced to size 1 in the TensorInfos. */
 static tfl_status run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
                              char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
+    const int add = k->kind == K_ADD_SMALL || k->kind == K_ADD_LARGE;
+    const int large = k->kind == K_SELECT_LARGE || k->kind == K_ADD_LARGE;
     x->kind = TFL_INDEX_SELECT;
     x->elem_size = k->elem_size;
     x->index_dtype = k->index_dtype;
+    x->dtype = add ? k->dtype : TFL_DT_U8;
     if (!read_tinfo(c, 0, k->wide, &x->u.select.dst) ||
         !read_tinfo(c, 1, k->wide, &x->u.select.src) ||
         !read_tinfo(c, 2, k->wide, &x->u.select.index))
         return TFL_ERR_UNSUPPORTED;
     x->u.select.dst_dim = ARG(c, 3, int32_t);
     x->u.select.src_dim = ARG(c, 4, int32_t);
-    const int last = k->kind == K_SELECT_LARGE ? 7 : 6;
-    int64_t inner = k->wide ? (int64_t)ARG(c, last - 1, uint64_t) : ARG(c, last - 1, uint32_t);
-    x->u.select.src_dim_size = ARG(c, last, int64_t);
+    const int i_inner = large ? 6 : 5;
+    int64_t inner = k->wide ? (int64_t)ARG(c, i_inner, uint64_t) : ARG(c, i_inner, uint32_t);
+    x->u.select.index_bound = ARG(c, i_inner + 1, int64_t);
+    x->u.select.index_dst = add;
+    x->u.select.reduce = add ? TFL_INDEX_ADD : TFL_INDEX_ASSIGN;
+    x->u.select.alpha = 1.0;
+    if (add) {
+        const int i_alpha = i_inner + 4;
+        switch (k->dtype) {
+        case TFL_DT_F32: x->u.select.alpha = ARG(c, i_alpha, float); break;
+        case TFL_DT_F64: x->u.select.alpha = ARG(c, i_alpha, double); break;
+        case TFL_DT_I32: x->u.select.alpha = ARG(c, i_alpha, int32_t); break;
+        case TFL_DT_I64: x->u.select.alpha = (double)ARG(c, i_alpha, int64_t); break;
+        default: return TFL_ERR_UNSUPPORTED;
+        }
+    }
     tfl_index_tensor *dst = &x->u.select.dst, *src = &x->u.select.src, *ix = &x->u.select.index;
     const int dd = x->u.select.dst_dim, sd = x->u.select.src_dim;
     if (dd < 0 || dd >= dst->ndim || sd < 0 || sd >= src->ndim)
@@ -390,11 +428,12 @@ static tfl_status run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *
     for (int d = 0; d < dst->ndim; d++)
         if (d != dd)
             dinner *= dst->sizes[d];
-    /* dst's select dim was reduced to 1: it holds n_index entries. */
-    if (dst->sizes[dd] != 1 || dinner != inner)
+    if (dst->sizes[dd] != 1 || src->sizes[sd] != 1 || dinner != inner)
         return TFL_ERR_UNSUPPORTED;
-    dst->sizes[dd] = n_index;
-    src->sizes[sd] = x->u.select.src_dim_size;
+    /* give the reduced dims their extents back: the side the index picks
+     * from has index_bound, the other one entry per index */
+    dst->sizes[dd] = add ? x->u.select.index_bound : n_index;
+    src->sizes[sd] = add ? n_index : x->u.select.index_bound;
     if (n_index == 0 || inner == 0)
         return TFL_OK;
     const size_t es = k->elem_size;
@@ -402,7 +441,7 @@ static tfl_status run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *
         !range_ok(src->data, span_bytes(src->ndim, src->sizes, src->strides, es)) ||
         !range_ok(ix->data, span_bytes(ix->ndim, ix->sizes, ix->strides,
                                        k->index_dtype == TFL_DT_I64 ? 8 : 4))) {
-        snprintf(err, errlen, "index_select: an operand is not in device memory");
+        snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
         return TFL_ERR_DEVICE;
     }
     return TFL_OK + 100;
@@ -731,6 +770,8 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         break;
     case K_SELECT_SMALL:
     case K_SELECT_LARGE:
+    case K_ADD_SMALL:
+    case K_ADD_LARGE:
         st = run_select(c, k, &op, err, errlen);
         break;
     case K_CAT:

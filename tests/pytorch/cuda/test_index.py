@@ -206,3 +206,21 @@ def test_linspace(cuda, dtype, args):
         torch.testing.assert_close(got.cpu(), ref, rtol=1e-6, atol=1e-6)
     else:
         _eq(got, ref)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+@pytest.mark.parametrize("shape,dim,n", [((10, 6), 0, 4), ((10, 6), 1, 9), ((4, 5, 3), 1, 40),
+                                         ((7,), 0, 3)])
+@pytest.mark.parametrize("alpha", [1, 3])
+def test_index_add(cuda, dtype, shape, dim, n, alpha):
+    base = _data(shape, dtype, 19)
+    sshape = list(shape)
+    sshape[dim] = n
+    src = _data(tuple(sshape), dtype, 20)
+    idx = torch.randint(0, shape[dim], (n,), generator=torch.Generator().manual_seed(21))
+    got = base.to(cuda).index_add(dim, idx.to(cuda), src.to(cuda), alpha=alpha)
+    ref = base.index_add(dim, idx, src, alpha=alpha)
+    if dtype.is_floating_point:
+        torch.testing.assert_close(got.cpu(), ref, rtol=1e-6, atol=1e-3)
+    else:
+        _eq(got, ref)
