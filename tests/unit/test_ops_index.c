@@ -184,6 +184,28 @@ static void test_scatter_gather(void)
     memcpy(keep, out, sizeof keep);
     CHECK(host_index(&op) == TFL_ERR_DEVICE, "gather index out of range");
     CHECK(memcmp(keep, out, sizeof keep) == 0, "nothing written");
+    /* scatter a value along dim 1 of a 2x6 int16 (iteration over index 2x2) */
+    int16_t m[12] = { 0 };
+    int32_t ix[4] = { 5, 0, 2, 2 };
+    tfl_index_op v = { .kind = TFL_INDEX_SCATTER_GATHER, .elem_size = 2, .index_dtype = TFL_DT_I32 };
+    v.u.scatter_gather.iter.ndim = 2;
+    v.u.scatter_gather.iter.sizes[0] = 2; v.u.scatter_gather.iter.sizes[1] = 2;
+    v.u.scatter_gather.iter.strides[0][0] = 0; v.u.scatter_gather.iter.strides[0][1] = 12;
+    v.u.scatter_gather.iter.strides[2][0] = 4; v.u.scatter_gather.iter.strides[2][1] = 8;
+    v.u.scatter_gather.self = m;
+    v.u.scatter_gather.index = ix;
+    v.u.scatter_gather.scatter = 1;
+    v.u.scatter_gather.index_size = 6;
+    v.u.scatter_gather.index_stride = 1;
+    v.u.scatter_gather.use_value = 1;
+    int16_t val = -321;
+    memcpy(v.u.scatter_gather.value, &val, 2);
+    CHECK(host_index(&v) == TFL_OK, "scatter value");
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 6; c++) {
+            int hit = ix[r * 2] == c || ix[r * 2 + 1] == c;
+            CHECK(m[r * 6 + c] == (hit ? -321 : 0), "scatter value [%d,%d] = %d", r, c, m[r * 6 + c]);
+        }
     op.dtype = TFL_DT_F16;
     op.u.scatter_gather.reduce = TFL_INDEX_ADD;
     CHECK(!host_index_supported(&op), "fp16 add not claimed");

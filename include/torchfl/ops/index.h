@@ -75,7 +75,8 @@ typedef enum tfl_index_kind {
      * index): with k = *(index_dtype *)(index + off2), 0 <= k < index_size,
      *   gather:  self[off0] (op)= src[off1 + k * index_stride * elem_size]
      *   scatter: self[off0 + k * index_stride * elem_size] (op)= src[off1]
-     * (op) by reduce; ADD reads/writes dtype values. */
+     * (op) by reduce; ADD reads/writes dtype values.  With use_value, a
+     * scatter takes value (elem_size bytes) instead of src[off1]. */
     TFL_INDEX_SCATTER_GATHER = 4,
     /* Advanced indexing over an iteration of (out, in, index offset):
      * offset = sum over i < n_indices of k_i * strides[i] (bytes), with
@@ -137,6 +138,8 @@ typedef struct tfl_index_op {
             int scatter;
             tfl_index_reduce reduce;
             int64_t index_size, index_stride;
+            int use_value;
+            unsigned char value[16];
         } scatter_gather;
         struct {
             tfl_index_iter iter;

@@ -324,7 +324,9 @@ static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
     int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
     int64_t shift = k * op->u.scatter_gather.index_stride * es;
     char *d = (char *)op->u.scatter_gather.self + o0;
-    const char *s = (const char *)op->u.scatter_gather.src + o1;
+    const char *s = op->u.scatter_gather.use_value
+        ? (const char *)op->u.scatter_gather.value
+        : (const char *)op->u.scatter_gather.src + o1;
     if (op->u.scatter_gather.scatter)
         d += shift;
     else
@@ -348,6 +350,9 @@ static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
 static tfl_status do_scatter_gather(const tfl_index_op *op)
 {
     sg_ctx x = { .op = op };
+    if (op->u.scatter_gather.use_value &&
+        (!op->u.scatter_gather.scatter || op->elem_size > sizeof op->u.scatter_gather.value))
+        return TFL_ERR_INVALID;
     /* all indices first: a bad one leaves self untouched */
     if (iter_each(&op->u.scatter_gather.iter, sg_check, &x) < 0)
         return TFL_ERR_INVALID;

@@ -45,7 +45,7 @@ typedef struct index_kernel {
     /* cat */
     int dims, batch, stride_size, variant, alignment, elems_per_vec;
     /* scatter/gather, advanced indexing, ranges */
-    int scatter, put;
+    int scatter, put, fill;
     tfl_index_reduce reduce;
     tfl_dtype dtype;
 } index_kernel;
@@ -173,14 +173,24 @@ static int match_cat(const char *m, index_kernel *k)
 static int match_scatter_gather(const char *m, index_kernel *k)
 {
     const char *key = "36_cuda_scatter_gather_internal_kernelILb";
+    const char *fkey = "34_cuda_scatter_fill_internal_kernelI";
     const char *p = strstr(m, key);
-    if (!strstr(m, "34_scatter_gather_elementwise_kernelI") || !p)
+    if (!strstr(m, "34_scatter_gather_elementwise_kernelI"))
         return 0;
-    p += strlen(key);
-    if ((p[0] != '0' && p[0] != '1') || p[1] != 'E')
+    if (p) {
+        p += strlen(key);
+        if ((p[0] != '0' && p[0] != '1') || p[1] != 'E')
+            return 0;
+        k->scatter = p[0] == '1';
+        p += 2;
+    } else if ((p = strstr(m, fkey))) {
+        /* scatter(dim, index, value): _cuda_scatter_fill_internal_kernel<T, index_t> */
+        p += strlen(fkey);
+        k->scatter = 1;
+        k->fill = 1;
+    } else {
         return 0;
-    k->scatter = p[0] == '1';
-    p += 2;
+    }
     const char *t = p;
     k->elem_size = mangled_size(&p);
     if (!k->elem_size || (*p != 'i' && *p != 'l'))
@@ -190,6 +200,8 @@ static int match_scatter_gather(const char *m, index_kernel *k)
     p++;
     if (strncmp(p, "EclINS0_12TensorAssignE", 23) == 0)
         k->reduce = TFL_INDEX_ASSIGN;
+    else if (k->fill)
+        return 0;
     else if (strncmp(p, "EclINS0_9ReduceAddE", 19) == 0 &&
              (k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
               k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64))
@@ -287,6 +299,8 @@ static const char *op_name(void *cookie)
     case K_ADD_SMALL:
     case K_ADD_LARGE: return "index_add";
     case K_SCATTER_GATHER:
+        if (k->fill)
+            return "scatter_value";
         return k->scatter ? (k->reduce == TFL_INDEX_ADD ? "scatter_add" : "scatter") : "gather";
     case K_ADVANCED: return k->put ? "index_put" : "index";
     case K_ARANGE:   return "arange";
@@ -532,10 +546,11 @@ static tfl_status run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
     return TFL_OK + 100;
 }
 
-/* OffsetCalculator<3, unsigned> = { int dims; IntDivider<unsigned>
- * sizes_[25] (divisor, m1, shift: 12 bytes); unsigned strides_[25][3]; }
- * (604 bytes).  0 if malformed. */
-static int read_offcalc3(const unsigned char *b, tfl_index_iter *it)
+/* OffsetCalculator<nargs, unsigned> = { int dims; IntDivider<unsigned>
+ * sizes_[25] (divisor, m1, shift: 12 bytes); unsigned strides_[25][nargs]; }
+ * (604 bytes for 3 operands, 504 for 2).  Operands past nargs get stride
+ * 0.  0 if malformed. */
+static int read_offcalc(const unsigned char *b, int nargs, tfl_index_iter *it)
 {
     int32_t dims;
     memcpy(&dims, b, 4);
@@ -547,8 +562,9 @@ static int read_offcalc3(const unsigned char *b, tfl_index_iter *it)
         memcpy(&div, b + 4 + 12 * d, 4);
         it->sizes[d] = div;
         for (int a = 0; a < 3; a++) {
-            uint32_t st;
-            memcpy(&st, b + 304 + 12 * d + 4 * a, 4);
+            uint32_t st = 0;
+            if (a < nargs)
+                memcpy(&st, b + 304 + 4 * nargs * d + 4 * a, 4);
             it->strides[a][d] = st;
         }
     }
@@ -589,13 +605,33 @@ static tfl_status run_scatter_gather(const tfl_kcall *c, const index_kernel *k, 
     x->elem_size = k->elem_size;
     x->index_dtype = k->index_dtype;
     x->dtype = k->dtype == TFL_DT_COUNT ? TFL_DT_U8 : k->dtype;
-    if (!read_offcalc3(f, &x->u.scatter_gather.iter))
-        return TFL_ERR_UNSUPPORTED;
-    memcpy(&x->u.scatter_gather.index, f + 608, 8);
-    memcpy(&x->u.scatter_gather.index_size, f + 616, 8);
-    memcpy(&x->u.scatter_gather.self, f + 632, 8);
-    memcpy(&x->u.scatter_gather.index_stride, f + 640, 8);
-    memcpy(&x->u.scatter_gather.src, f + 656, 8);
+    tfl_index_iter *itw = &x->u.scatter_gather.iter;
+    if (!k->fill) {
+        if (!read_offcalc(f, 3, itw))
+            return TFL_ERR_UNSUPPORTED;
+        memcpy(&x->u.scatter_gather.index, f + 608, 8);
+        memcpy(&x->u.scatter_gather.index_size, f + 616, 8);
+        memcpy(&x->u.scatter_gather.self, f + 632, 8);
+        memcpy(&x->u.scatter_gather.index_stride, f + 640, 8);
+        memcpy(&x->u.scatter_gather.src, f + 656, 8);
+    } else {
+        /* _cuda_scatter_fill_internal_kernel's lambda (560 bytes):
+         * offset_calc<2> (self, index) @0, index_ptr @504, index_size @512,
+         * f @520, self_ptr @528, index_stride @536, numel @544, value @552 */
+        if (k->elem_size > 8 || !read_offcalc(f, 2, itw))
+            return TFL_ERR_UNSUPPORTED;
+        for (int d = 0; d < itw->ndim; d++) {   /* operands (self, index) -> (0, 2) */
+            itw->strides[2][d] = itw->strides[1][d];
+            itw->strides[1][d] = 0;
+        }
+        memcpy(&x->u.scatter_gather.index, f + 504, 8);
+        memcpy(&x->u.scatter_gather.index_size, f + 512, 8);
+        memcpy(&x->u.scatter_gather.self, f + 528, 8);
+        memcpy(&x->u.scatter_gather.index_stride, f + 536, 8);
+        memcpy(x->u.scatter_gather.value, f + 552, k->elem_size);
+        x->u.scatter_gather.use_value = 1;
+        x->u.scatter_gather.src = NULL;
+    }
     x->u.scatter_gather.scatter = k->scatter;
     x->u.scatter_gather.reduce = k->reduce;
     const tfl_index_iter *it = &x->u.scatter_gather.iter;
@@ -609,7 +645,7 @@ static tfl_status run_scatter_gather(const tfl_kcall *c, const index_kernel *k, 
     const int64_t reach = x->u.scatter_gather.index_size > 0
         ? (x->u.scatter_gather.index_size - 1) * x->u.scatter_gather.index_stride * es : 0;
     const int64_t self_b = iter_span(it, 0, es) + (k->scatter ? reach : 0);
-    const int64_t src_b = iter_span(it, 1, es) + (k->scatter ? 0 : reach);
+    const int64_t src_b = k->fill ? 0 : iter_span(it, 1, es) + (k->scatter ? 0 : reach);
     if (!range_ok(x->u.scatter_gather.self, self_b) || !range_ok(x->u.scatter_gather.src, src_b) ||
         !range_ok(x->u.scatter_gather.index, iter_span(it, 2, isz))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
@@ -631,7 +667,7 @@ static tfl_status run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op
     x->kind = TFL_INDEX_ADVANCED;
     x->elem_size = k->elem_size;
     x->index_dtype = TFL_DT_I64;
-    if (!read_offcalc3(f, &x->u.advanced.iter))
+    if (!read_offcalc(f, 3, &x->u.advanced.iter))
         return TFL_ERR_UNSUPPORTED;
     int32_t ni;
     memcpy(&x->u.advanced.out, f + 608, 8);

@@ -224,3 +224,13 @@ def test_index_add(cuda, dtype, shape, dim, n, alpha):
         torch.testing.assert_close(got.cpu(), ref, rtol=1e-6, atol=1e-3)
     else:
         _eq(got, ref)
+
+
+@pytest.mark.parametrize("dtype,value", [(torch.float32, 2.5), (torch.int64, -7),
+                                         (torch.float64, 1e300), (torch.uint8, 3)])
+def test_scatter_value(cuda, dtype, value):
+    base = _data((4, 5), dtype, 22)
+    idx = torch.tensor([[1, 4], [3, 3], [0, 1], [2, 0]])
+    for dim in (0, 1):
+        i = idx if dim == 1 else idx.t()[:, :4] % 4
+        _eq(base.to(cuda).scatter(dim, i.to(cuda), value), base.scatter(dim, i, value))
