@@ -362,7 +362,7 @@ static int read_tinfo(const tfl_kcall *c, int i, int wide, tfl_index_tensor *t)
 }
 
 static tfl_status run_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
-                             char *err, size_t errlen)
+                             int *route, char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
     x->kind = TFL_INDEX_GATHER_ROWS;
@@ -391,7 +391,8 @@ static tfl_status run_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *
         snprintf(err, errlen, "index_select: an operand is not in device memory");
         return TFL_ERR_DEVICE;
     }
-    return TFL_OK + 100;   /* go on: route it */
+    *route = 1;
+    return TFL_OK;   /* go on: route it */
 }
 
 /* indexSelect{Small,Large}Index and indexFunc{Small,Large}Index<ReduceAdd>
@@ -401,7 +402,7 @@ static tfl_status run_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *
  * pointer, unused), T alpha @688.  The dims that are indexed or counted
  * by the index were reduced to size 1 in the TensorInfos. */
 static tfl_status run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
-                             char *err, size_t errlen)
+                             int *route, char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
     const int add = k->kind == K_ADD_SMALL || k->kind == K_ADD_LARGE;
@@ -458,11 +459,12 @@ static tfl_status run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
         return TFL_ERR_DEVICE;
     }
-    return TFL_OK + 100;
+    *route = 1;
+    return TFL_OK;
 }
 
 static tfl_status run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
-                          tfl_index_cat_input *ins, char *err, size_t errlen)
+                          tfl_index_cat_input *ins, int *route, char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
     const unsigned char *md = c->args[1];
@@ -543,7 +545,8 @@ static tfl_status run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
             return TFL_ERR_DEVICE;
         }
     }
-    return TFL_OK + 100;
+    *route = 1;
+    return TFL_OK;
 }
 
 /* OffsetCalculator<nargs, unsigned> = { int dims; IntDivider<unsigned>
@@ -596,7 +599,7 @@ static int64_t iter_span(const tfl_index_iter *it, int a, int64_t elem)
  * index_size @616, f @624, self_ptr @632, index_stride @640, numel @648,
  * src_ptr @656 (read off a 2.11 launch) */
 static tfl_status run_scatter_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
-                                     char *err, size_t errlen)
+                                     int *route, char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
     const unsigned char *f = c->args[1];
@@ -651,7 +654,8 @@ static tfl_status run_scatter_gather(const tfl_kcall *c, const index_kernel *k, 
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
         return TFL_ERR_DEVICE;
     }
-    return TFL_OK + 100;
+    *route = 1;
+    return TFL_OK;
 }
 
 /* the lambda of gpu_index_kernel (1240 bytes): offset_calc @0, out_ptr
@@ -659,7 +663,7 @@ static tfl_status run_scatter_gather(const tfl_kcall *c, const index_kernel *k, 
  * sizes[25] @832, strides[25] (bytes) @1032, f @1232 (read off a 2.11
  * launch) */
 static tfl_status run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
-                               char *err, size_t errlen)
+                               int *route, char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
     const unsigned char *f = c->args[1];
@@ -701,7 +705,8 @@ static tfl_status run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
         return TFL_ERR_DEVICE;
     }
-    return TFL_OK + 100;
+    *route = 1;
+    return TFL_OK;
 }
 
 static size_t dtype_size(tfl_dtype t)
@@ -720,7 +725,7 @@ static size_t dtype_size(tfl_dtype t)
  *   linspace [start, end (T), steps (int64), step (float for integers,
  *            else T), halfway (int64)], naturally aligned */
 static tfl_status run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
-                            char *err, size_t errlen)
+                            int *route, char *err, size_t errlen)
 {
     tfl_index_op *x = &op->u.index;
     const unsigned char *f = c->args[1];
@@ -791,7 +796,8 @@ static tfl_status run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *o
         snprintf(err, errlen, "%s: the output is not in device memory", op->name);
         return TFL_ERR_DEVICE;
     }
-    return TFL_OK + 100;
+    *route = 1;
+    return TFL_OK;
 }
 
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
@@ -800,34 +806,35 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     tfl_op op = { .kind = TFL_OP_INDEX, .name = op_name(cookie) };
     tfl_index_cat_input ins[128];
     tfl_status st;
+    int route = 0;   /* set by a decoder when op is ready to run */
     switch (k->kind) {
     case K_GATHER:
-        st = run_gather(c, k, &op, err, errlen);
+        st = run_gather(c, k, &op, &route, err, errlen);
         break;
     case K_SELECT_SMALL:
     case K_SELECT_LARGE:
     case K_ADD_SMALL:
     case K_ADD_LARGE:
-        st = run_select(c, k, &op, err, errlen);
+        st = run_select(c, k, &op, &route, err, errlen);
         break;
     case K_CAT:
-        st = run_cat(c, k, &op, ins, err, errlen);
+        st = run_cat(c, k, &op, ins, &route, err, errlen);
         break;
     case K_SCATTER_GATHER:
-        st = run_scatter_gather(c, k, &op, err, errlen);
+        st = run_scatter_gather(c, k, &op, &route, err, errlen);
         break;
     case K_ADVANCED:
-        st = run_advanced(c, k, &op, err, errlen);
+        st = run_advanced(c, k, &op, &route, err, errlen);
         break;
     case K_ARANGE:
     case K_LINSPACE:
-        st = run_range(c, k, &op, err, errlen);
+        st = run_range(c, k, &op, &route, err, errlen);
         break;
     default:
         return TFL_ERR_UNSUPPORTED;
     }
-    if (st != TFL_OK + 100)
-        return st;
+    if (st != TFL_OK || !route)
+        return st;   /* refused, failed, or nothing to do */
     st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
         snprintf(err, errlen, "%s failed (%d)", op.name, (int)st);
