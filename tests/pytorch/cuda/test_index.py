@@ -234,3 +234,16 @@ def test_scatter_value(cuda, dtype, value):
     for dim in (0, 1):
         i = idx if dim == 1 else idx.t()[:, :4] % 4
         _eq(base.to(cuda).scatter(dim, i.to(cuda), value), base.scatter(dim, i, value))
+
+
+def test_one_hot(cuda):
+    labels = torch.randint(0, 7, (50,), generator=torch.Generator().manual_seed(23))
+    _eq(torch.nn.functional.one_hot(labels.to(cuda), 7), torch.nn.functional.one_hot(labels, 7))
+
+
+def test_advanced_indexing_broadcast(cuda):
+    x = _data((10, 6, 3), torch.float32, 24)
+    i = torch.tensor([1, 3, 3, 7, -1])
+    j = torch.tensor([0, 5, 2, 1, -6])
+    xc = x.to(cuda)
+    _eq(xc[i.to(cuda).view(5, 1), j.to(cuda).view(1, 5)], x[i.view(5, 1), j.view(1, 5)])

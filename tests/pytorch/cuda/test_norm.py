@@ -103,3 +103,22 @@ def test_rms_norm_forward_backward(cuda, shape):
         out.append((y.detach(), xd.grad, wd.grad))
     for a, b in zip(*out):
         _close(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_layer_norm_backward_many_rows(cuda):
+    # more than 64K rows of a normalized shape narrower than 32 (N / 32 <
+    # SM count / 2): GammaBetaBackward writes per-block partial sums that
+    # PyTorch then reduces with sum(0) (reduce family)
+    x, w, b, dy = _inputs((70000, 16), 5)
+    out = []
+    for dev in (cuda, torch.device("cpu")):
+        xd = x.to(dev).requires_grad_()
+        wd = w.to(dev).requires_grad_()
+        bd = b.to(dev).requires_grad_()
+        torch.nn.functional.layer_norm(xd, [16], wd, bd).backward(dy.to(dev))
+        out.append((xd.grad, wd.grad, bd.grad))
+    (gx, gw, gb), (rgx, rgw, rgb) = out
+    _close(gx, rgx, rtol=1e-4, atol=1e-4)
+    # sums of 70000 terms: float accumulation order differs
+    _close(gw, rgw, rtol=1e-3, atol=2e-2)
+    _close(gb, rgb, rtol=1e-3, atol=2e-2)
