@@ -279,6 +279,45 @@ static void test_range(void)
         CHECK(n[k] == 20 - 3 * k, "arange i32[%d] %d", k, n[k]);
 }
 
+static void test_triangle(void)
+{
+    /* 2 batches of 3x4 floats, src transposed in storage; tril k = 1, then triu in place */
+    float src[24], dst[24];
+    for (int i = 0; i < 24; i++) src[i] = (float)(i + 1);
+    tfl_index_op op = { .kind = TFL_INDEX_TRIANGLE, .elem_size = 4 };
+    tfl_index_tensor *d = &op.u.triangle.dst, *s = &op.u.triangle.src;
+    memset(d, 0, sizeof *d);
+    memset(s, 0, sizeof *s);
+    d->data = dst; d->ndim = 3;
+    d->sizes[0] = 2; d->sizes[1] = 3; d->sizes[2] = 4;
+    d->strides[0] = 12; d->strides[1] = 4; d->strides[2] = 1;
+    *s = *d;
+    s->data = src;
+    s->strides[1] = 1; s->strides[2] = 3;     /* element (b, i, j) at b*12 + i + 3j */
+    op.u.triangle.diagonal = 1;
+    CHECK(host_index(&op) == TFL_OK, "tril");
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++) {
+                float want = j - i <= 1 ? src[b * 12 + i + 3 * j] : 0.0f;
+                CHECK(dst[b * 12 + i * 4 + j] == want, "tril [%d,%d,%d]", b, i, j);
+            }
+    float keep[24];
+    memcpy(keep, dst, sizeof keep);
+    *s = *d;                                   /* in place */
+    op.u.triangle.upper = 1;
+    op.u.triangle.diagonal = 0;
+    CHECK(host_index(&op) == TFL_OK, "triu in place");
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++) {
+                float want = j - i >= 0 ? keep[b * 12 + i * 4 + j] : 0.0f;
+                CHECK(dst[b * 12 + i * 4 + j] == want, "triu [%d,%d,%d]", b, i, j);
+            }
+    s->sizes[0] = 3;
+    CHECK(host_index(&op) == TFL_ERR_INVALID, "shape mismatch refused");
+}
+
 int main(void)
 {
     test_select();
@@ -288,6 +327,7 @@ int main(void)
     test_scatter_gather();
     test_advanced();
     test_range();
+    test_triangle();
     printf("test_ops_index: %d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

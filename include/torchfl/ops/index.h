@@ -90,6 +90,10 @@ typedef enum tfl_index_kind {
      * arange; linspace into integers computes start + step * i in float
      * and truncates, as PyTorch's CUDA kernels do. */
     TFL_INDEX_RANGE = 6,
+    /* triu / tril over the last two dims (row i, column j) of same-shaped
+     * dst and src views (dst may be src): dst = src where kept, else zero
+     * bytes; kept: upper ? j - i >= diagonal : j - i <= diagonal. */
+    TFL_INDEX_TRIANGLE = 7,
 } tfl_index_kind;
 
 typedef struct tfl_index_cat_input {
@@ -158,6 +162,11 @@ typedef struct tfl_index_op {
             int64_t istart, istep, iend;    /* integer outputs */
             int64_t steps, halfway;         /* linspace */
         } range;
+        struct {
+            tfl_index_tensor dst, src;
+            int upper;
+            int64_t diagonal;
+        } triangle;
     } u;
 } tfl_index_op;
 

@@ -34,6 +34,7 @@ int host_index_supported(const tfl_index_op *op)
                (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64 ||
                 op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64);
     case TFL_INDEX_ADVANCED:
+    case TFL_INDEX_TRIANGLE:
         return 1;
     case TFL_INDEX_RANGE:
         switch (op->dtype) {
@@ -463,6 +464,54 @@ static tfl_status do_range(const tfl_index_op *op)
     return TFL_OK;
 }
 
+static tfl_status do_triangle(const tfl_index_op *op)
+{
+    const tfl_index_tensor *d = &op->u.triangle.dst, *s = &op->u.triangle.src;
+    const int nd = d->ndim;
+    if (nd < 2 || nd > TFL_INDEX_MAX_DIMS || s->ndim != nd)
+        return TFL_ERR_INVALID;
+    for (int i = 0; i < nd; i++) {
+        if (d->sizes[i] != s->sizes[i])
+            return TFL_ERR_INVALID;
+        if (d->sizes[i] == 0)
+            return TFL_OK;
+    }
+    const size_t es = op->elem_size;
+    const int64_t rows = d->sizes[nd - 2], cols = d->sizes[nd - 1], k = op->u.triangle.diagonal;
+    const int upper = op->u.triangle.upper;
+    int64_t coord[TFL_INDEX_MAX_DIMS] = { 0 };
+    int64_t doff = 0, soff = 0;
+    for (;;) {
+        /* one matrix: dims nd-2, nd-1 */
+        for (int64_t i = 0; i < rows; i++) {
+            for (int64_t j = 0; j < cols; j++) {
+                char *dp = (char *)d->data + (doff + i * d->strides[nd - 2] + j * d->strides[nd - 1]) * (int64_t)es;
+                const char *sp = (const char *)s->data + (soff + i * s->strides[nd - 2] + j * s->strides[nd - 1]) * (int64_t)es;
+                int keep = upper ? j - i >= k : j - i <= k;
+                if (keep) {
+                    if (dp != sp)
+                        move_elem(dp, sp, es);
+                } else {
+                    memset(dp, 0, es);
+                }
+            }
+        }
+        int b = nd - 3;
+        for (; b >= 0; b--) {
+            if (++coord[b] < d->sizes[b]) {
+                doff += d->strides[b];
+                soff += s->strides[b];
+                break;
+            }
+            doff -= (coord[b] - 1) * d->strides[b];
+            soff -= (coord[b] - 1) * s->strides[b];
+            coord[b] = 0;
+        }
+        if (b < 0)
+            return TFL_OK;
+    }
+}
+
 tfl_status host_index(const tfl_index_op *op)
 {
     if (!host_index_supported(op))
@@ -480,6 +529,8 @@ tfl_status host_index(const tfl_index_op *op)
         return do_advanced(op);
     case TFL_INDEX_RANGE:
         return do_range(op);
+    case TFL_INDEX_TRIANGLE:
+        return do_triangle(op);
     }
     return TFL_ERR_UNSUPPORTED;
 }

@@ -6,7 +6,7 @@
  *
  * This file recognises the kernels and routes the decoded op; one file
  * per kernel group decodes (index_select.c, index_cat.c, index_scatter.c,
- * index_advanced.c, index_range.c) with the PyTorch ABI readers in
+ * index_advanced.c, index_range.c, index_triangle.c) with the PyTorch ABI readers in
  * index_abi.c.  Parameter layouts are the 2.11 sm_80 cubins'
  * (docs/kernel-families.md); lambda capture layouts were read off 2.11
  * launches and are cross-checked against the cubin parameter sizes in the
@@ -34,7 +34,8 @@ static int match(const char *m, void **cookie)
         k.index_dtype = it == 'l' ? TFL_DT_I64 : TFL_DT_I32;
         k.elem_size = 1;
     } else if (!idx_match_select(m, &k) && !idx_match_cat(m, &k) && !idx_match_scatter_gather(m, &k) &&
-               !idx_match_advanced(m, &k) && !idx_match_range(m, &k)) {
+               !idx_match_advanced(m, &k) && !idx_match_range(m, &k) &&
+               !idx_match_triangle(m, &k)) {
         return 0;
     }
     index_kernel *c = malloc(sizeof *c);
@@ -60,6 +61,7 @@ static const char *op_name(void *cookie)
     case K_ADVANCED: return k->put ? "index_put" : "index";
     case K_ARANGE:   return "arange";
     case K_LINSPACE: return "linspace";
+    case K_TRIANGLE: return k->upper ? "triu" : "tril";
     default:       return "index_select";
     }
 }
@@ -93,6 +95,9 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     case K_ARANGE:
     case K_LINSPACE:
         st = idx_run_range(c, k, &op, &route, err, errlen);
+        break;
+    case K_TRIANGLE:
+        st = idx_run_triangle(c, k, &op, &route, err, errlen);
         break;
     default:
         return TFL_ERR_UNSUPPORTED;

@@ -13,7 +13,7 @@
 #include "route/optable.h"
 
 enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_ADD_SMALL, K_ADD_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
-       K_ARANGE, K_LINSPACE };
+       K_ARANGE, K_LINSPACE, K_TRIANGLE };
 enum { CAT_PLAIN = 0, CAT_VECTORIZED = 1 };
 
 typedef struct index_kernel {
@@ -24,7 +24,7 @@ typedef struct index_kernel {
     /* cat */
     int dims, batch, stride_size, variant, alignment, elems_per_vec;
     /* scatter/gather, advanced indexing, ranges */
-    int scatter, put, fill;
+    int scatter, put, fill, upper;
     tfl_index_reduce reduce;
     tfl_dtype dtype;
 } index_kernel;
@@ -62,5 +62,9 @@ tfl_status idx_run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *o
 int idx_match_range(const char *m, index_kernel *k);         /* index_range.c */
 tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
                          int *route, char *err, size_t errlen);
+
+int idx_match_triangle(const char *m, index_kernel *k);      /* index_triangle.c */
+tfl_status idx_run_triangle(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                            int *route, char *err, size_t errlen);
 
 #endif

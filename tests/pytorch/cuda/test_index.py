@@ -247,3 +247,24 @@ def test_advanced_indexing_broadcast(cuda):
     j = torch.tensor([0, 5, 2, 1, -6])
     xc = x.to(cuda)
     _eq(xc[i.to(cuda).view(5, 1), j.to(cuda).view(1, 5)], x[i.view(5, 1), j.view(1, 5)])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bool, torch.int64, torch.float16])
+@pytest.mark.parametrize("shape", [(5, 5), (3, 7), (7, 3), (2, 4, 6), (1, 1)])
+@pytest.mark.parametrize("k", [0, 1, -2])
+def test_triu_tril(cuda, dtype, shape, k):
+    x = _data(shape, dtype, 25)
+    xc = x.to(cuda)
+    _eq(torch.tril(xc, k), torch.tril(x, k))
+    _eq(torch.triu(xc, k), torch.triu(x, k))
+    _eq(torch.triu(xc.transpose(-1, -2), k), torch.triu(x.transpose(-1, -2), k))
+    y, yc = x.clone(), xc.clone()
+    y.tril_(k)
+    yc.tril_(k)
+    _eq(yc, y)
+
+
+def test_causal_mask(cuda):
+    # what attention code builds: a lower-triangular boolean mask
+    m = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=cuda))
+    _eq(m, torch.tril(torch.ones(16, 16, dtype=torch.bool)))
