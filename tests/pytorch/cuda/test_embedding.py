@@ -46,3 +46,50 @@ def test_embedding_backward(cuda, fill_ok, vocab, dim, padding_idx, index_dtype)
     torch.testing.assert_close(gw, rgw, rtol=1e-5, atol=1e-5)
     if padding_idx is not None:
         assert torch.equal(gw[padding_idx], torch.zeros(dim))
+
+
+def test_tiny_lm_training_steps(cuda, fill_ok):
+    # token + position embeddings, layer norms, an MLP, cross-entropy, SGD:
+    # five steps on cuda and cpu from the same weights and batches; the
+    # losses, accuracy and picked logits must agree
+    import torch.nn as nn
+    import torch.nn.functional as F
+    V, D, T, B = 64, 32, 16, 8
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(V, D), nn.Embedding(T, D)
+            self.ln, self.ln2 = nn.LayerNorm(D), nn.LayerNorm(D)
+            self.fc, self.head = nn.Linear(D, D), nn.Linear(D, V)
+
+        def forward(self, idx):
+            pos = torch.arange(idx.shape[1], device=idx.device)
+            x = self.tok(idx) + self.pos(pos)
+            x = x + F.gelu(self.fc(self.ln(x)))
+            return self.head(self.ln2(x))
+
+    out = {}
+    for dev in (cuda, torch.device("cpu")):
+        torch.manual_seed(0)
+        m = M().to(dev)
+        opt = torch.optim.SGD(m.parameters(), lr=0.5, foreach=False)
+        g = torch.Generator().manual_seed(1)
+        losses = []
+        for _ in range(5):
+            x = torch.randint(0, V, (B, T + 1), generator=g).to(dev)
+            logits = m(x[:, :-1])
+            loss = F.cross_entropy(logits.reshape(-1, V), x[:, 1:].reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        acc = (logits.argmax(-1) == x[:, 1:]).float().mean().item()
+        picked = logits.reshape(-1, V).gather(1, x[:, 1:].reshape(-1, 1)).detach().cpu()
+        out[dev.type] = (losses, acc, picked, m.tok.weight.detach().cpu())
+    (l, a, p, w), (rl, ra, rp, rw) = out["cuda"], out["cpu"]
+    for x, y in zip(l, rl):
+        assert abs(x - y) <= 1e-5 * abs(y) + 1e-5, (l, rl)
+    assert a == ra
+    torch.testing.assert_close(p, rp, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(w, rw, rtol=1e-4, atol=1e-5)
