@@ -1645,6 +1645,7 @@ static int run_warp(xblk *b, hx_warp *w)
                 hx_frame *nfa = realloc(w->fr, (size_t)nc * sizeof *nfa);
                 if (!nfa) { fail(b, HX_ERR_NOMEM, "kernel %s: out of memory", b->kfn->name); return W_ERR; }
                 w->fr = nfa; w->frcap = nc;
+                fr = &w->fr[w->nfr - 1];       /* the caller's frame moved */
             }
             if (w->sp + 1 > w->stkcap) {
                 hx_stk *ns = realloc(w->stk, (size_t)w->stkcap * 2 * sizeof *ns);

@@ -356,7 +356,7 @@ static hx_status fill_init(hx_module *m, hx_var *v, int elem_type, char *err,
         int k; int64_t iv; double dv;
         if (!parse_number(t.s, t.len, &k, &iv, &dv)) {
             if (k == NUM_INT) {
-                if (neg) iv = -iv;
+                if (neg) iv = (int64_t)(0 - (uint64_t)iv);
                 if (elem_type == T_F32) { float f = (float)iv; uint32_t u; memcpy(&u, &f, 4); bits = u; }
                 else if (elem_type == T_F64) { double d = (double)iv; memcpy(&bits, &d, 8); }
                 else bits = (uint64_t)iv;
@@ -402,7 +402,7 @@ static hx_status fill_init(hx_module *m, hx_var *v, int elem_type, char *err,
                 ptx_tok n = ptx_next(&L);
                 if (n.kind != TK_WORD || parse_number(n.s, n.len, &k, &iv, &dv) || k != NUM_INT)
                     return perr(err, errlen, n.line, "bad address offset in initialiser");
-                off = sub ? -iv : iv;
+                off = sub ? (int64_t)(0 - (uint64_t)iv) : iv;
             }
             int vi = name_find(m->vhash, ns, nl);
             if (vi >= 0 && m->vars[vi]->storage)
@@ -784,7 +784,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
             int k; int64_t iv; double dv;
             if (!parse_number(a.s, a.len, &k, &iv, &dv)) {
                 if (k != NUM_INT) return perr(d->err, d->errlen, a.line, "bad address offset");
-                o->off += sign * iv;
+                o->off = (int64_t)((uint64_t)o->off + (sign < 0 ? 0 - (uint64_t)iv : (uint64_t)iv));
             } else {
                 popnd r; memset(&r, 0, sizeof r);
                 hx_status st = parse_reg_or_sym(d, a, &r);
@@ -812,7 +812,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
             int i = o->nvec++;
             if (!parse_number(a.s, a.len, &k, &iv, &dv)) {
                 o->vkind[i] = O_IMM; o->vnk[i] = k;
-                o->viv[i] = neg ? -iv : iv; o->vdv[i] = neg ? -dv : dv;
+                o->viv[i] = neg ? (int64_t)(0 - (uint64_t)iv) : iv; o->vdv[i] = neg ? -dv : dv;
                 if (neg && k == NUM_F32BITS) o->viv[i] = iv ^ 0x80000000;
                 if (neg && k == NUM_F64BITS) o->viv[i] = (int64_t)((uint64_t)iv ^ 0x8000000000000000ull);
             } else {
@@ -836,7 +836,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
     if (!parse_number(t.s, t.len, &k, &iv, &dv)) {
         o->kind = O_IMM; o->nk = k; o->iv = iv; o->dv = dv;
         if (neg) {
-            if (k == NUM_INT) o->iv = -iv;
+            if (k == NUM_INT) o->iv = (int64_t)(0 - (uint64_t)iv);
             else if (k == NUM_FLOAT) o->dv = -dv;
             else if (k == NUM_F32BITS) o->iv = iv ^ 0x80000000;
             else o->iv = (int64_t)((uint64_t)iv ^ 0x8000000000000000ull);
