@@ -1353,6 +1353,30 @@ static int run_warp(xblk *b, hx_warp *w)
             });
             break;
         }
+        K(OP_BMSK, T_U32) {
+            int clamp = in->flags & F_SHAMT;
+            LOOP({
+                uint32_t a_ = (uint32_t)A[l], b_ = (uint32_t)B[l];
+                uint32_t pos = clamp ? (a_ > 32 ? 32 : a_) : (a_ & 31);
+                uint32_t wid = clamp ? (b_ > 32 ? 32 : b_) : (b_ & 31);
+                D[l] = pos >= 32 ? 0 : (uint32_t)((((uint64_t)1 << wid) - 1) << pos);
+            });
+            break;
+        }
+        K(OP_SZEXT, T_U32) K(OP_SZEXT, T_S32) {
+            int clamp = in->flags & F_SHAMT, sg = in->t == T_S32;
+            LOOP({
+                uint32_t a_ = (uint32_t)A[l], b_ = (uint32_t)B[l];
+                uint32_t nb = clamp ? (b_ > 32 ? 32 : b_) : (b_ & 31);
+                uint32_t r;
+                if (nb == 0) r = 0;
+                else if (nb >= 32) r = a_;
+                else if (sg) r = (uint32_t)((int32_t)(a_ << (32 - nb)) >> (32 - nb));
+                else r = a_ & ((1u << nb) - 1);
+                D[l] = r;
+            });
+            break;
+        }
         U3(OP_PRMT, T_U32, prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub))
         /* ---------------------------------------------- f32 */
         U2(OP_ADD, T_F32, hx_fb(F32A + F32B))

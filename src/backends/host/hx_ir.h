@@ -49,7 +49,7 @@ enum {
     OP_BARRED, OP_ATOM, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX,
     OP_ACTIVEMASK, OP_PRINTF, OP_ASSERT, OP_MALLOC, OP_FREE,
     OP_MMA, OP_LDMATRIX, OP_CPASYNC,
-    OP_ADDX, OP_SUBX, OP_MADX,   /* carry chains: add.cc, addc, sub.cc, subc, mad.cc, madc */
+    OP_ADDX, OP_SUBX, OP_MADX, OP_BMSK, OP_SZEXT,   /* carry chains: add.cc, addc, sub.cc, subc, mad.cc, madc */
     OP_COUNT
 };
 #define HX_KEY(op, t) ((op) * HX_NTYPES + (t))

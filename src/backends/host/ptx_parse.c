@@ -1292,7 +1292,7 @@ static int known_base(const char *b)
         "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "and", "or", "xor",
         "not", "cnot", "lop3", "shl", "shr", "shf", "bfe", "bfi", "brev", "clz", "popc",
         "bfind", "dp4a", "dp2a", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos",
-        "tanh", "copysign", "prmt", "addc", "subc", "madc",
+        "tanh", "copysign", "prmt", "addc", "subc", "madc", "bmsk", "szext",
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(b, k[i])) return 1;
@@ -1704,6 +1704,7 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
             {"ex2", OP_EX2, 1}, {"lg2", OP_LG2, 1}, {"sin", OP_SIN, 1}, {"cos", OP_COS, 1},
             {"tanh", OP_TANH, 1}, {"copysign", OP_COPYSIGN, 2}, {"prmt", OP_PRMT, 3},
             {"addc", OP_ADD, 2}, {"subc", OP_SUB, 2}, {"madc", OP_MAD, 3},
+            {"bmsk", OP_BMSK, 2}, {"szext", OP_SZEXT, 2},
         };
         /* carry chains: the CC.CF flag is a hidden predicate */
         int arith = !strcmp(base, "add") || !strcmp(base, "sub") || !strcmp(base, "mad");
@@ -1775,7 +1776,7 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
             int ty = t;
             if ((op == OP_SHL || op == OP_SHR) && i == 1) ty = T_U32;
             if ((op == OP_BFE && i > 0) || (op == OP_BFI && i > 1)) ty = T_U32;
-            if ((op == OP_SHF_L || op == OP_SHF_R)) ty = T_U32;
+            if ((op == OP_SHF_L || op == OP_SHF_R || op == OP_BMSK || op == OP_SZEXT) && i > 0) ty = T_U32;
             if (op == OP_MULWIDE || op == OP_MADWIDE) ty = (i == 2) ? t : t;
             if ((op == OP_DP4A || op == OP_DP2A) && i == 1) ty = mo.types[1];
             in->s[i] = SRC(1 + i, ty);
