@@ -938,10 +938,13 @@ static int run_warp(xblk *b, hx_warp *w)
         const uint64_t *B = SLOT(in->s[1] < 0 ? 0 : in->s[1]);
         const uint64_t *C = SLOT(in->s[2] < 0 ? 0 : in->s[2]);
         uint64_t *D = SLOT(in->d[0] < 0 ? 0 : in->d[0]);
-        int special = in->flags & (F_FTZ | F_SAT);
-        if (__builtin_expect(special != 0, 0) && in->t == T_F32 && in->op != OP_CVT &&
-            in->op != OP_SETP && in->op != OP_LD && in->op != OP_ST) {
-            if (in->flags & F_FTZ) {
+        /* rare cases, flagged at decode: .ftz/.sat post-processing of f32
+         * arithmetic, a directed rounding mode */
+        int special = 0, rmode = 0;
+        if (__builtin_expect(in->slow != 0, 0)) {
+            special = in->slow & SLOW_FTZSAT;
+            rmode = in->slow & SLOW_RMODE;
+            if (special && (in->flags & F_FTZ)) {
                 for (int l = 0; l < 32; l++) {
                     tmpA[l] = hx_fb(hx_ftz(hx_f(A[l])));
                     tmpB[l] = hx_fb(hx_ftz(hx_f(B[l])));
@@ -949,9 +952,8 @@ static int run_warp(xblk *b, hx_warp *w)
                 }
                 A = tmpA; B = tmpB; C = tmpC;
             }
-        } else special = 0;
-        int rmode = in->rnd >= R_RZ && in->rnd <= R_RP && is_float(in->t) && in->op != OP_CVT;
-        if (__builtin_expect(rmode, 0)) fesetround(cur_rnd_mode(in->rnd));
+            if (rmode) fesetround(cur_rnd_mode(in->rnd));
+        }
         if (m == 0 && in->op != OP_BRA && in->op != OP_BAR && in->op != OP_BARRED &&
             in->op != OP_BARARRIVE) {
             pc++;
@@ -2057,7 +2059,7 @@ static int run_warp(xblk *b, hx_warp *w)
         }
         }
         if (__builtin_expect(rmode, 0)) fesetround(FE_TONEAREST);
-        if (__builtin_expect(hx_trace, 0))
+        if (__builtin_expect(hx_trace > 0, 0))
             fprintf(stderr, "hx: w%d pc %d m %08x %.*s d0=%" PRIx64 "\n", w->id, pc, m,
                     (int)in->srclen, in->src ? in->src : "", in->d[0] >= 0 ? D[__builtin_ctz(m)] : 0);
         if (__builtin_expect(special != 0, 0)) {

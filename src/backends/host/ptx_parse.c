@@ -2145,6 +2145,15 @@ hx_status hx_ptx_decode(hx_module *m, hx_func *f, char *err, size_t errlen)
         if (!lb) st = perr(err, errlen, d.fix[i].line, "unknown label '%.*s'", d.fix[i].len, d.fix[i].s);
         else d.code[d.fix[i].pc].target = lb->pc;
     }
+    for (int i = 0; !st && i < d.ncode; i++) {
+        hx_insn *in = &d.code[i];
+        int fl = in->t == T_F16 || in->t == T_F32 || in->t == T_F64 || in->t == T_BF16;
+        if ((in->flags & (F_FTZ | F_SAT)) && in->t == T_F32 && in->op != OP_CVT && in->op != OP_SETP &&
+            in->op != OP_LD && in->op != OP_ST)
+            in->slow |= SLOW_FTZSAT;
+        if (in->rnd >= R_RZ && in->rnd <= R_RP && fl && in->op != OP_CVT)
+            in->slow |= SLOW_RMODE;
+    }
     if (!st) {
         f->code = d.code; d.code = NULL;
         f->ncode = d.ncode;
