@@ -236,7 +236,7 @@ static hx_status parse_var_decl(ptx_lex *L, int space, hx_var *v, char *err,
             ptx_tok n = ptx_next(L);
             int k; int64_t iv; double dv;
             if (n.kind != TK_WORD || parse_number(n.s, n.len, &k, &iv, &dv) ||
-                k != NUM_INT || iv <= 0 || iv > 4096)
+                k != NUM_INT || iv <= 0 || iv > 4096 || (iv & (iv - 1)))
                 return perr(err, errlen, n.line, "bad .align");
             align = (size_t)iv;
         } else if (ptx_is(&t, ".v2")) vec = 2;
@@ -1035,7 +1035,7 @@ static hx_status parse_param_decl(dctx *d, int kind, hx_param *out)
             ptx_tok n = ptx_next(L);
             int k; int64_t iv; double dv;
             if (n.kind != TK_WORD || parse_number(n.s, n.len, &k, &iv, &dv) || k != NUM_INT ||
-                iv <= 0 || iv > 4096)
+                iv <= 0 || iv > 4096 || (iv & (iv - 1)))
                 return perr(d->err, d->errlen, n.line, "bad .align");
             align = (size_t)iv;
         } else if (ptx_is(&t, ".ptr") || ptx_is(&t, ".global") || ptx_is(&t, ".shared") ||
