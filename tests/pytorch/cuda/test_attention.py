@@ -182,3 +182,27 @@ def test_dropout_refused_cleanly(cuda):
         torch.cuda.synchronize()
     want, got = sdpa_both(cuda, [make((1, 2, 16, 32), s) for s in (37, 38, 39)])
     close(got[0], want[0])
+
+
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-3), (torch.bfloat16, 1.6e-2)],
+                         ids=["f16", "bf16"])
+def test_half_with_mask(cuda, needs_families, dtype, tol):
+    """fp16/bf16 with a mask run the memory-efficient kernels too (without
+    one PyTorch picks flash attention, not mapped).  Checked against a
+    float64 evaluation of the same rounded inputs, to about the dtype's
+    rounding (the cpu's own fp16 result is no closer)."""
+    q, k, v = (make((2, 2, n, 32), s).to(dtype) for n, s in ((40, 40), (48, 41), (48, 42)))
+    mask = make((40, 48), 43).to(dtype)
+    g = make((2, 2, 40, 32), 44).to(dtype)
+    ins = [t.to(cuda).requires_grad_() for t in (q, k, v)]
+    out = F.scaled_dot_product_attention(*ins, attn_mask=mask.to(cuda))
+    out.backward(g.to(cuda))
+    got = [out.detach().cpu()] + [t.grad.cpu() for t in ins]
+    ref_in = [t.double().requires_grad_() for t in (q, k, v)]
+    ref = F.scaled_dot_product_attention(*ref_in, attn_mask=mask.double())
+    ref.backward(g.double())
+    want = [ref.detach()] + [t.grad for t in ref_in]
+    for a, w in zip(got, want):
+        assert a.dtype == dtype
+        scale = max(1.0, w.abs().max().item())
+        assert (a.double() - w).abs().max().item() <= tol * scale
