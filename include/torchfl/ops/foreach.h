@@ -95,7 +95,8 @@ typedef struct tfl_foreach_op {
     int apply_root;             /* NORM_FINISH: sqrt for L2                 */
     void *const *finish_out;    /* NORM_FINISH: one float* per tensor       */
     int nfinish;                /* NORM_FINISH: tensors (one per block)     */
-    /* ADAM: hyper-parameters as the kernel receives them (double), lr
+    /* ADAM: hyper-parameters as the kernel receives them (double; the 2.11
+     * kernels round them to float and compute in float), lr
      * replaced by *lr_ptr when set; the step is skipped when *found_inf == 1 */
     int adamw, amsgrad, maximize;
     double lr, beta1, beta2, weight_decay, eps;

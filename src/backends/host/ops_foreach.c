@@ -186,9 +186,9 @@ static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
     }
 }
 
-/* One chunk of PyTorch's FusedAdamMathFunctor: float state, double
- * hyper-parameters (mixed expressions are evaluated in double and stored
- * as float, as the C++ promotes them). */
+/* One chunk of PyTorch's FusedAdamMathFunctor.  The 2.11 kernel (read from
+ * its SASS) rounds the double hyper-parameters to float and computes in
+ * float, powf for the bias corrections included. */
 static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
 {
     const tfl_foreach_tensor *T = &op->tensors[t];
@@ -197,38 +197,37 @@ static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n
     float *m = (float *)T->ptr[2] + start;
     float *v = (float *)T->ptr[3] + start;
     float *vmax = op->amsgrad ? (float *)T->ptr[4] + start : NULL;
-    const double lr = op->lr_ptr ? (double)*op->lr_ptr : op->lr;
-    const double b1 = op->beta1, b2 = op->beta2, wd = op->weight_decay, eps = op->eps;
-    const double step = (double)*T->step;
-    const double bc1 = 1.0 - pow(b1, step);
-    const double bc2_sqrt = sqrt(1.0 - pow(b2, step));
-    const float step_size = (float)(lr / bc1);
+    const float lr = op->lr_ptr ? *op->lr_ptr : (float)op->lr;
+    const float b1 = (float)op->beta1, b2 = (float)op->beta2;
+    const float wd = (float)op->weight_decay, eps = (float)op->eps;
+    const float step = *T->step;
+    const float bc1 = 1.0f - powf(b1, step);
+    const float bc2_sqrt = sqrtf(1.0f - powf(b2, step));
+    const float step_size = lr / bc1;
     for (int64_t i = 0; i < n; i++) {
         float param = p[i], grad = g[i];
         if (op->grad_scale)
-            grad = (float)((double)grad / (double)*op->grad_scale);
+            grad = grad / *op->grad_scale;
         const float grad_store = grad;
         if (op->maximize)
             grad = -grad;
-        float ea = m[i], eas = v[i];
-        if (wd != 0.0) {
+        if (wd != 0.0f) {
             if (!op->adamw)
-                grad = (float)(grad + (double)param * wd);
+                grad = fmaf(param, wd, grad);
             else
-                param = (float)(param - lr * wd * (double)param);
+                param = param - lr * wd * param;
         }
-        ea = (float)(b1 * ea + (1.0 - b1) * grad);
-        eas = (float)(b2 * eas + (1.0 - b2) * grad * grad);
+        float ea = fmaf(b1, m[i], (1.0f - b1) * grad);
+        float eas = fmaf(b2, v[i], (1.0f - b2) * grad * grad);
         float denom;
         if (vmax) {
             float mx = vmax[i] > eas ? vmax[i] : eas;
             vmax[i] = mx;
-            denom = (float)((double)sqrtf(mx) / bc2_sqrt + eps);
+            denom = sqrtf(mx) / bc2_sqrt + eps;
         } else {
-            denom = (float)((double)sqrtf(eas) / bc2_sqrt + eps);
+            denom = sqrtf(eas) / bc2_sqrt + eps;
         }
-        param -= step_size * ea / denom;
-        p[i] = param;
+        p[i] = param - step_size * ea / denom;
         if (op->grad_scale)
             g[i] = grad_store;
         m[i] = ea;
