@@ -15,6 +15,8 @@
  *
  * usage: bench_gemm [path/to/libtorchfl.so] [rounds]
  * (default: ./libtorchfl.so, then build/libtorchfl.so; 5 rounds)
+ * OPENBLAS_NUM_THREADS=1 times single-threaded runs by thread CPU time,
+ * the steadier figure on a shared machine.
  */
 #include <cblas.h>
 #include <dlfcn.h>
@@ -40,10 +42,14 @@ typedef int (*gemmex_fn)(void *, int, int, int, int, int, const void *, const vo
                          int, int, int);
 enum { R_16F = 2, R_32F = 0, R_16BF = 14, COMPUTE_32F = 68, ALGO_DEFAULT = -1 };
 
+/* Wall clock; with one OpenBLAS thread (OPENBLAS_NUM_THREADS=1) the
+ * calling thread's CPU time instead, which a busy machine disturbs less. */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(bench_clock, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -222,8 +228,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_gemm: cublasCreate failed\n");
         return 1;
     }
-    printf("OpenBLAS threads: %d; best of %d rounds, alternating\n",
-           openblas_get_num_threads(), rounds);
+    if (openblas_get_num_threads() == 1)
+        bench_clock = CLOCK_THREAD_CPUTIME_ID;
+    printf("OpenBLAS threads: %d; best of %d rounds, alternating; %s\n",
+           openblas_get_num_threads(), rounds,
+           bench_clock == CLOCK_MONOTONIC ? "wall clock" : "thread CPU time");
     printf("%-12s %5s  %9s  %9s  %6s  %6s\n", "op", "n", "OpenBLAS", "torchfl", "ratio",
            "median");
     printf("%-12s %5s  %9s  %9s  %6s  %6s\n", "", "", "GFLOP/s", "GFLOP/s", "(best)",

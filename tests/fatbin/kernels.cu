@@ -32,3 +32,10 @@ extern "C" __global__ void kbig(tfl_big b, unsigned char flag,
 {
     out[0] = (unsigned long long)(b.v[4] + b.tail[2] + flag);
 }
+
+// a parameter over 4 KB (CUDA 12.1+): the cubin describes it with
+// EIATTR_KPARAM_INFO_V2 rather than EIATTR_KPARAM_INFO
+extern "C" __global__ void khuge(tfl_huge h, int *out)
+{
+    out[threadIdx.x] = h.c[threadIdx.x * 7];
+}

@@ -23,4 +23,8 @@ struct tfl_big {        /* over-aligned struct: size rounds up to 48 */
     char tail[3];
 };
 
+struct tfl_huge {       /* over 4 KB: cubins describe it differently */
+    char c[20000];
+};
+
 #endif

@@ -90,6 +90,7 @@ static const struct { const char *name; int n; uint32_t sizes[4]; } want[] = {
     { "kbig", 3,
       { sizeof(struct tfl_big), sizeof(unsigned char),
         sizeof(unsigned long long *) } },
+    { "khuge", 2, { sizeof(struct tfl_huge), sizeof(int *) } },
 };
 #define NWANT ((int)(sizeof want / sizeof *want))
 

@@ -10,6 +10,10 @@
  * fuzz-sources: src/backends/host/fatbin.c src/backends/host/cubin_info.c
  * fuzz-libs: -lzstd -llz4 -lelf -lpthread
  *
+ * Seeds (tests/fuzz/corpus/fatbin, each < 64 KB): nvcc 13.0 builds of
+ * tests/fatbin/kernels.cu in each compression mode, PTX-only, an sm_80
+ * cubin, two containers back to back, and an LTO-IR + PTX fatbin.
+ *
  * Each input is read three ways: as a buffer of known size (containers
  * back to back), as a registered image of unknown size (size 0, in an
  * exactly sized copy so that any read past what the headers claim hits the
@@ -27,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Names of the kernels in the seed corpus (tests/fatbin/kernels.cu). */
 static const char *const fuzz_kernels[] = {
     "kadd", "_Z7kstruct5tfl_sPdc", "_Z5ktmplIdEvPT_S0_xs", "knoargs", "kbig",
+    "khuge",
 };
 
 static void fuzz_fail(void) { abort(); }

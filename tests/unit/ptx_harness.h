@@ -16,6 +16,9 @@
 #include "mem/mem.h"
 
 static int g_fail, g_checks;
+/* PTX texts must outlive their modules; freed by finish() */
+static char *g_texts[64];
+static int g_ntexts;
 
 #define CHECK(cond, ...)                                                    \
     do {                                                                    \
@@ -28,7 +31,7 @@ static int g_fail, g_checks;
         }                                                                   \
     } while (0)
 
-static char *read_text(const char *path)
+static inline char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -43,17 +46,25 @@ static char *read_text(const char *path)
     return s;
 }
 
-/* Load tests/ptx/<name>.cu's PTX; exits 77 (skip) if it was not built. */
-static hx_module *load_ptx(const char *name, char **text_out)
+/* The flavours tests/ptx/CMakeLists.txt builds of every kernel file:
+ * sm_80 -O3, compute_120 with line info, compute_90 -G. */
+static const char *const ptx_variants[] __attribute__((unused)) = { "", "_120", "_G", NULL };
+static const char *ptx_variant __attribute__((unused)) = "";
+
+/* Load tests/ptx/<name>.cu's PTX (flavour ptx_variant); exits 77 (skip)
+ * if it was not built. */
+static inline hx_module *load_ptx(const char *name, char **text_out)
 {
 #ifdef TFL_PTX_DIR
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s.ptx", TFL_PTX_DIR, name);
+    snprintf(path, sizeof path, "%s/%s%s.ptx", TFL_PTX_DIR, name, ptx_variant);
+    fprintf(stderr, "-- %s%s\n", name, ptx_variant);
     char *t = read_text(path);
     if (!t) { fprintf(stderr, "skip: %s not built (no nvcc?)\n", path); exit(77); }
     hx_module *m = hx_module_create(t, 0);
     if (!m) { fprintf(stderr, "hx_module_create failed for %s\n", path); exit(1); }
     if (text_out) *text_out = t;
+    else if (g_ntexts < 64) g_texts[g_ntexts++] = t;
     return m;
 #else
     (void)name; (void)text_out;
@@ -62,7 +73,7 @@ static hx_module *load_ptx(const char *name, char **text_out)
 #endif
 }
 
-static void *dalloc(size_t n)
+static inline void *dalloc(size_t n)
 {
     void *p = NULL;
     if (tfl_mem_alloc(n ? n : 1, TFL_MEM_DEVICE, 0, 0, &p) != TFL_OK || !p) {
@@ -72,9 +83,9 @@ static void *dalloc(size_t n)
     return p;
 }
 
-static void dfree(void *p) { tfl_mem_free(p, 1u << TFL_MEM_DEVICE); }
+static inline void dfree(void *p) { tfl_mem_free(p, 1u << TFL_MEM_DEVICE); }
 
-static hx_status launch3(hx_module *m, const char *k, unsigned gx, unsigned gy, unsigned gz,
+static inline hx_status launch3(hx_module *m, const char *k, unsigned gx, unsigned gy, unsigned gz,
                          unsigned bx, unsigned by, unsigned bz, size_t smem, void **args,
                          char *err, size_t errlen)
 {
@@ -88,7 +99,7 @@ static hx_status launch3(hx_module *m, const char *k, unsigned gx, unsigned gy, 
     return hx_launch(m, k, &p, err, errlen);
 }
 
-static hx_status launch1(hx_module *m, const char *k, unsigned g, unsigned b, size_t smem,
+static inline hx_status launch1(hx_module *m, const char *k, unsigned g, unsigned b, size_t smem,
                          void **args)
 {
     char err[512];
@@ -99,15 +110,17 @@ static hx_status launch1(hx_module *m, const char *k, unsigned g, unsigned b, si
 
 /* deterministic pseudo-random numbers for inputs */
 static uint32_t rng_state = 12345;
-static uint32_t rnd_u32(void)
+static inline uint32_t rnd_u32(void)
 {
     rng_state ^= rng_state << 13; rng_state ^= rng_state >> 17; rng_state ^= rng_state << 5;
     return rng_state;
 }
-static float rnd_f(float lo, float hi) { return lo + (hi - lo) * (float)(rnd_u32() >> 8) / 16777216.0f; }
+static inline float rnd_f(float lo, float hi) { return lo + (hi - lo) * (float)(rnd_u32() >> 8) / 16777216.0f; }
 
-static int finish(const char *name)
+static inline int finish(const char *name)
 {
+    for (int i = 0; i < g_ntexts; i++) free(g_texts[i]);
+    g_ntexts = 0;
     if (g_fail) {
         fprintf(stderr, "%s: %d of %d checks failed\n", name, g_fail, g_checks);
         return 1;

@@ -156,6 +156,7 @@ static const kernel_ref kernels[] = {
     { "kbig", 3,
       { sizeof(struct tfl_big), sizeof(unsigned char),
         sizeof(unsigned long long *) } },
+    { "khuge", 2, { sizeof(struct tfl_huge), sizeof(int *) } },
 };
 #define NKERNELS ((int)(sizeof kernels / sizeof *kernels))
 
@@ -554,14 +555,40 @@ static int list_and_extract(const uint8_t *p, size_t n, char *err, size_t el)
     return k;
 }
 
+/* Cut points worth trying in a single-container image: every byte of the
+ * first 256, a few bytes around every header boundary (container header,
+ * each entry header, each payload end), and a stride through the rest. */
+static uint8_t *cut_points(const uint8_t *p, size_t n)
+{
+    uint8_t *m = calloc(n + 1, 1);
+    size_t offs[17];
+    int ne = entry_offsets(p, n, offs, 16);
+    for (size_t i = 0; i <= n; i++)
+        m[i] = i < 256 || i % 97 == 0;
+    for (int e = 0; e <= ne; e++) {
+        uint32_t ehs = 0;
+        if (e < ne)
+            memcpy(&ehs, p + offs[e] + 4, 4);
+        size_t marks[] = { offs[e], offs[e] + 16, offs[e] + 64, offs[e] + ehs };
+        for (size_t k = 0; k < sizeof marks / sizeof *marks; k++)
+            for (size_t d = 0; d < 5; d++)
+                if (marks[k] + d >= 2 && marks[k] + d - 2 <= n)
+                    m[marks[k] + d - 2] = 1;
+    }
+    return m;
+}
+
 static void test_truncation(const char *file)
 {
     char err[256];
     buf img = read_input(file);
     if (!img.p)
         return;
+    uint8_t *cuts = cut_points(img.p, img.n);
     /* every proper prefix of a single container is incomplete: -1 */
     for (size_t cut = 1; cut < img.n; cut++) {
+        if (!cuts[cut])
+            continue;
         uint8_t *c = exact_copy(img.p, cut);
         err[0] = 0;
         int n = tfl_fatbin_list(c, cut, NULL, 0, err, sizeof err);
@@ -576,6 +603,8 @@ static void test_truncation(const char *file)
     int ne = entry_offsets(img.p, img.n, offs, 16);
     CHECK(ne == 4 && offs[ne] == img.n, "%s: independent walk: %d", file, ne);
     for (size_t claim = 0; claim + 16 <= img.n; claim++) {
+        if (!cuts[claim + 16])
+            continue;
         uint8_t *c = exact_copy(img.p, 16 + claim);
         put64(c + 8, claim);
         int want = -1;
@@ -587,6 +616,7 @@ static void test_truncation(const char *file)
               claim, n, want, err);
         free(c);
     }
+    free(cuts);
     free(img.p);
 }
 
@@ -711,6 +741,18 @@ static void test_cubin_args(void)
     CHECK(tfl_cubin_param_sizes("not an elf at all, just text, long enough "
                                 "to pass the size test .......", 70, "kadd",
                                 s, 4) == -1, "text is not an ELF");
+    /* khuge's parameter records (EIATTR_KPARAM_INFO_V2, "04 45 0c 00")
+     * renamed to an unknown attribute: its parameter bank is not empty, so
+     * the answer must be "unknown" (-1), never "no parameters" (0). */
+    int renamed = 0;
+    for (size_t i = 0; i + 4 <= cub.n; i++)
+        if (memcmp(cub.p + i, "\x04\x45\x0c\x00", 4) == 0)
+            cub.p[i + 1] = 0x46, renamed++;
+    CHECK(renamed == 2, "khuge: %d V2 records found", renamed);
+    CHECK(tfl_cubin_param_sizes(cub.p, cub.n, "khuge", s, 4) == -1,
+          "unknown parameter records must give -1");
+    CHECK(tfl_cubin_param_sizes(cub.p, cub.n, "kadd", s, 4) == 3,
+          "other kernels unaffected");
     free(cub.p);
 }
 #endif /* TFL_FATBIN_TEST_DIR */

@@ -20,13 +20,11 @@ static int host_probe(char *why, size_t why_len)
     return 1;
 }
 
-#pragma weak host_blas_set_threads
-
 static tfl_status host_init(const tfl_host_api *host)
 {
     /* host.blas_threads: OpenBLAS's thread count (0 or unset = CPUs) */
     const char *v = host && host->config ? host->config("host.blas_threads") : NULL;
-    if (v && host_blas_set_threads)
+    if (v)
         host_blas_set_threads(atoi(v));
     return TFL_OK;
 }
@@ -92,17 +90,11 @@ static tfl_status host_stream_noop(tfl_stream s)
     return TFL_OK;
 }
 
-/* Weak until the GEMM kernels are merged (cuBLAS work in progress). */
-#pragma weak host_gemm_supported
-#pragma weak host_gemm
-#pragma weak host_blas_supported
-#pragma weak host_blas
-
 static int host_op_supported(const tfl_op *op)
 {
     switch (op->kind) {
     case TFL_OP_GEMM:
-        return host_gemm_supported ? host_gemm_supported(&op->u.gemm) : 0;
+        return host_gemm_supported(&op->u.gemm);
     case TFL_OP_ELEMENTWISE:
         return host_elementwise_supported(&op->u.elementwise);
     case TFL_OP_REDUCE:
@@ -124,7 +116,7 @@ static int host_op_supported(const tfl_op *op)
     case TFL_OP_ATTENTION:
         return host_attention_supported(&op->u.attention);
     case TFL_OP_BLAS:
-        return host_blas_supported ? host_blas_supported(&op->u.blas) : 0;
+        return host_blas_supported(&op->u.blas);
     default:
         return 0;
     }
@@ -135,7 +127,7 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
     (void)s;
     switch (op->kind) {
     case TFL_OP_GEMM:
-        return host_gemm ? host_gemm(&op->u.gemm) : TFL_ERR_UNSUPPORTED;
+        return host_gemm(&op->u.gemm);
     case TFL_OP_ELEMENTWISE:
         return host_elementwise(&op->u.elementwise);
     case TFL_OP_REDUCE:
@@ -157,7 +149,7 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
     case TFL_OP_ATTENTION:
         return host_attention(&op->u.attention);
     case TFL_OP_BLAS:
-        return host_blas ? host_blas(&op->u.blas) : TFL_ERR_UNSUPPORTED;
+        return host_blas(&op->u.blas);
     default:
         return TFL_ERR_UNSUPPORTED;
     }

@@ -8,8 +8,16 @@
  * EIATTR_KPARAM_INFO (attribute 0x17, format 4) describes one parameter in
  * 12 bytes: u32 index, u16 ordinal, u16 offset, u32 packed whose bits
  * 18..31 hold the size in bytes (low bits: log alignment, space, cbank).
- * Checked on nvcc 13.0 sm_80/sm_120 cubins against cuobjdump -elf.  The
- * records come in reverse ordinal order; we index by ordinal.
+ * Kernels with large parameter lists (CUDA 12.1+, over 4 KB) use attribute
+ * 0x45, EIATTR_KPARAM_INFO_V2, instead: same 12 bytes, but the size is
+ * the low 16 bits of the last u32 (14 bits cannot hold it; the top byte
+ * holds the space, 5 for pointers in sm_120 cubins).  16 bits hold any
+ * legal parameter (at most 32764 bytes in all).  EIATTR_CBANK_PARAM_SIZE
+ * (0x19, a u16) holds the bytes of all parameters: a kernel that has some
+ * but no parameter record we understand is refused, not reported as
+ * taking none.  Checked on nvcc 13.0 sm_80/sm_90/sm_120 cubins
+ * against cuobjdump -elf.  The records come in reverse ordinal order; we
+ * index by ordinal.
  *
  * The ELF is read with libelf from a private copy: libelf wants a writable,
  * aligned image and the caller's bytes may be neither.
@@ -27,6 +35,8 @@
 #define EIFMT_HVAL 3
 #define EIFMT_SVAL 4
 #define EIATTR_KPARAM_INFO 0x17
+#define EIATTR_KPARAM_INFO_V2 0x45 /* so cuobjdump names it */
+#define EIATTR_CBANK_PARAM_SIZE 0x19
 #define KPARAM_INFO_LEN 12
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -43,10 +53,14 @@ static uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v;
 static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
 {
     int top = 0;
+    long cbank_bytes = -1;
+    uint64_t sum = 0;
     size_t pos = 0;
     while (pos + 4 <= n) {
         uint8_t fmt = b[pos], attr = b[pos + 1];
         if (fmt == EIFMT_NVAL || fmt == EIFMT_BVAL || fmt == EIFMT_HVAL) {
+            if (fmt == EIFMT_HVAL && attr == EIATTR_CBANK_PARAM_SIZE)
+                cbank_bytes = ld16(b + pos + 2);
             pos += 4;
             continue;
         }
@@ -56,14 +70,17 @@ static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
         if (len > n - pos - 4)
             return -1;
         const uint8_t *v = b + pos + 4;
-        if (attr == EIATTR_KPARAM_INFO) {
+        if (attr == EIATTR_KPARAM_INFO || attr == EIATTR_KPARAM_INFO_V2) {
             if (len < KPARAM_INFO_LEN)
                 return -1;
             uint16_t ord = ld16(v + 4);
-            uint32_t size = ld32(v + 8) >> 18;
+            uint32_t size = attr == EIATTR_KPARAM_INFO ? ld32(v + 8) >> 18
+                                                       : ld16(v + 8);
             if (all) {
                 if (seen[ord] && all[ord] != size)
                     return -1; /* two different sizes for one parameter */
+                if (!seen[ord])
+                    sum += size;
                 seen[ord] = 1;
                 all[ord] = size;
             }
@@ -72,7 +89,13 @@ static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
         }
         pos += 4 + len;
     }
-    return pos == n ? top : -1;
+    if (pos != n)
+        return -1;
+    if (cbank_bytes > 0 && top == 0)
+        return -1; /* parameters in a form we do not know */
+    if (all && cbank_bytes >= 0 && sum > (uint64_t)cbank_bytes)
+        return -1; /* sizes cannot exceed the parameter bank */
+    return top;
 }
 
 int tfl_cubin_param_sizes(const void *elf_image, size_t size,

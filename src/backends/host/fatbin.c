@@ -424,22 +424,31 @@ char *tfl_fatbin_pick_ptx(const void *image, size_t size, char *err,
         return NULL;
     }
     const tfl_fatbin_entry *best = NULL;
-    char sass[256];
-    size_t sl = 0;
-    sass[0] = 0;
+    unsigned archs[32]; /* distinct SASS archs, ascending, for the message */
+    int na = 0;
     for (int i = 0; i < n; i++) {
         const tfl_fatbin_entry *e = &es[i];
         if (e->kind == TFL_FB_PTX) {
             if (!best || e->arch > best->arch ||
                 (e->arch == best->arch && e->ptx_version > best->ptx_version))
                 best = e;
-        } else if (sl < sizeof sass - 16) {
-            int w = snprintf(sass + sl, sizeof sass - sl, "%ssm_%u",
-                             sl ? ", " : "", e->arch);
-            if (w > 0)
-                sl += (size_t)w < sizeof sass - sl ? (size_t)w : sizeof sass - sl - 1;
+            continue;
         }
+        int j = 0;
+        while (j < na && archs[j] < e->arch)
+            j++;
+        if ((j < na && archs[j] == e->arch) || na == 32)
+            continue;
+        memmove(archs + j + 1, archs + j, (size_t)(na - j) * sizeof *archs);
+        archs[j] = e->arch;
+        na++;
     }
+    char sass[256];
+    size_t sl = 0;
+    sass[0] = 0;
+    for (int j = 0; j < na && sl + 16 < sizeof sass; j++)
+        sl += (size_t)snprintf(sass + sl, sizeof sass - sl, "%ssm_%u",
+                               j ? ", " : "", archs[j]);
     if (!best) {
         set_err(err, errlen, "fatbin: no PTX in this binary (%s%s); torchfl "
                 "runs PTX: rebuild with -gencode arch=compute_XX,code=compute_XX "

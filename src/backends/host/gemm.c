@@ -204,6 +204,10 @@ static tfl_status epilogue_in_place(const tfl_gemm_op *op, void *d, hg_epi *ep)
 {
     if (!(ep->flags & ~(HG_EPI_BGRAD_A | HG_EPI_BGRAD_B)))
         return TFL_OK;
+    if (op->type_d == TFL_DT_F32 && hg_epi_fast_f32(ep, d, op->ldd, op->n))
+        return TFL_OK;
+    if (op->type_d == TFL_DT_F64 && hg_epi_fast_f64(ep, d, op->ldd, op->n))
+        return TFL_OK;
     double *x = hg_scratch(3, (size_t)op->m * sizeof(double) * 2);
     if (!x)
         return TFL_ERR_NOMEM;
@@ -438,5 +442,8 @@ tfl_status host_gemm(const tfl_gemm_op *op)
 
 void host_blas_set_threads(int n)
 {
-    openblas_set_num_threads(n > 0 ? n : openblas_get_num_procs());
+    /* 0 leaves OpenBLAS as it started: OPENBLAS_NUM_THREADS (or
+     * OMP_NUM_THREADS) if set, else one thread per CPU */
+    if (n > 0)
+        openblas_set_num_threads(n);
 }

@@ -55,6 +55,73 @@ static double gelu_grad(double x)
            0.5 * x * (1.0 - t * t) * GELU_K0 * (1.0 + 3.0 * GELU_K1 * x * x);
 }
 
+/* Fused bias + activation over columns of T (float or double); one pass
+ * per column, the flag tests hoisted out of the loops. */
+#define EPI_FAST(NAME, T, TANH)                                                     \
+    static void NAME(int f, const T *bias, T *d, int64_t ld, int64_t m,            \
+                     int64_t cols)                                                  \
+    {                                                                               \
+        const T k0 = (T)GELU_K0, k1 = (T)GELU_K1, zero = 0;                         \
+        for (int64_t j = 0; j < cols; j++) {                                        \
+            T *col = d + j * ld;                                                    \
+            if (bias)                                                               \
+                for (int64_t i = 0; i < m; i++)                                     \
+                    col[i] += bias[i];                                              \
+            if (f & HG_EPI_RELU)                                                    \
+                for (int64_t i = 0; i < m; i++) {                                   \
+                    T v = col[i];                                                   \
+                    col[i] = v > zero || v != v ? v : zero;   /* NaN stays */       \
+                }                                                                   \
+            if (f & HG_EPI_GELU)                                                    \
+                for (int64_t i = 0; i < m; i++) {                                   \
+                    T v = col[i];                                                   \
+                    col[i] = (T)0.5 * v * ((T)1 + TANH(k0 * (v + k1 * v * v * v)));\
+                }                                                                   \
+        }                                                                           \
+    }
+EPI_FAST(fast_f32, float, tanhf)
+EPI_FAST(fast_f64, double, tanh)
+
+static int fast_ok(const hg_epi *ep)
+{
+    return ep->flags != 0 && !(ep->flags & ~(HG_EPI_BIAS | HG_EPI_RELU | HG_EPI_GELU));
+}
+
+int hg_epi_fast_f32(const hg_epi *ep, float *d, int64_t ld, int64_t cols)
+{
+    if (!fast_ok(ep))
+        return 0;
+    const int64_t m = ep->m;
+    float *b = NULL;
+    if (ep->flags & HG_EPI_BIAS) {
+        if (!(b = hg_scratch(4, (size_t)m * sizeof(float))))
+            return 0;
+        if (ep->bias_type == TFL_DT_F64)
+            for (int64_t i = 0; i < m; i++)
+                b[i] = (float)((const double *)ep->bias)[i];
+        else
+            hg_to_f32(ep->bias_type, ep->bias, m, m, 1, b, m);
+    }
+    fast_f32(ep->flags, b, d, ld, m, cols);
+    return 1;
+}
+
+int hg_epi_fast_f64(const hg_epi *ep, double *d, int64_t ld, int64_t cols)
+{
+    if (!fast_ok(ep))
+        return 0;
+    const int64_t m = ep->m;
+    double *b = NULL;
+    if (ep->flags & HG_EPI_BIAS) {
+        if (!(b = hg_scratch(4, (size_t)m * sizeof(double))))
+            return 0;
+        for (int64_t i = 0; i < m; i++)
+            b[i] = hg_load(ep->bias_type, ep->bias, i);
+    }
+    fast_f64(ep->flags, b, d, ld, m, cols);
+    return 1;
+}
+
 void hg_epi_column(const hg_epi *ep, int64_t j, double *x)
 {
     const int f = ep->flags;

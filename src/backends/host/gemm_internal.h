@@ -29,7 +29,7 @@ void hg_store(tfl_dtype t, void *p, int64_t i, double v);
 
 /* Per-thread scratch: slot 0..HG_SCRATCH_SLOTS-1, at least bytes long,
  * reused across calls (freed at thread exit).  NULL if out of memory. */
-#define HG_SCRATCH_SLOTS 4
+#define HG_SCRATCH_SLOTS 5   /* 0 A, 1 B panel, 2 result, 3 epilogue, 4 bias */
 void *hg_scratch(int slot, size_t bytes);
 /* Free the calling thread's slots larger than keep bytes. */
 void hg_scratch_trim(size_t keep);
@@ -66,6 +66,14 @@ typedef struct hg_epi {
     void *aux; int64_t ld_aux; tfl_dtype aux_type;
     double *bacc;                            /* m accumulators (BGRAD_D)   */
 } hg_epi;
+
+/* Fast path for the common forward epilogues (BIAS, RELU, GELU and their
+ * combinations; no aux, no gradients) on fp32 columns: cols columns of
+ * m floats at d with leading dim ld, in fp32 as the GPU computes them
+ * (the f64 form for double outputs).
+ * Returns 0 (nothing done) when the epilogue needs the general path. */
+int hg_epi_fast_f32(const hg_epi *ep, float *d, int64_t ld, int64_t cols);
+int hg_epi_fast_f64(const hg_epi *ep, double *d, int64_t ld, int64_t cols);
 
 /* Apply the element-wise part to column j, x[0..m) in place. */
 void hg_epi_column(const hg_epi *ep, int64_t j, double *x);

@@ -101,7 +101,7 @@ tfl_status hg_gemm_lowp(const tfl_gemm_op *op, const void *a, const void *b,
             cblas_sgemm(CblasColMajor, tr(op->trans_a), tr(op->trans_b),
                         (int)m, (int)nc, (int)k, alpha, af, (int)lda, bf, (int)ldb,
                         beta, dcol, (int)op->ldd);
-            if (epi_cols)
+            if (epi_cols && !hg_epi_fast_f32(ep, dcol, op->ldd, nc))
                 for (int64_t j = 0; j < nc; j++) {
                     float *col = dcol + j * op->ldd;
                     for (int64_t i = 0; i < m; i++)
@@ -124,7 +124,7 @@ tfl_status hg_gemm_lowp(const tfl_gemm_op *op, const void *a, const void *b,
                 for (int64_t i = 0; i < m; i++)
                     t[i] += beta * (float)hg_load(op->type_c, cj, i);
             }
-        if (epi_cols) {
+        if (epi_cols && !hg_epi_fast_f32(ep, tbuf, m, nc)) {
             for (int64_t j = 0; j < nc; j++) {
                 float *t = tbuf + j * m;
                 for (int64_t i = 0; i < m; i++)

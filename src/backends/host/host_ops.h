@@ -39,7 +39,8 @@ tfl_status host_attention(const tfl_attention_op *op);
 /* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
 int host_blas_supported(const tfl_blas_op *op);
 tfl_status host_blas(const tfl_blas_op *op);
-/* OpenBLAS's thread count (0 = CPU count). */
+/* OpenBLAS's thread count (0 = its default: OPENBLAS_NUM_THREADS, else
+ * the CPU count). */
 void host_blas_set_threads(int n);
 
 #endif

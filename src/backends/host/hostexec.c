@@ -138,7 +138,7 @@ static void seterr(char *err, size_t errlen, const char *fmt, const char *a)
 
 static int looks_like_ptx(const char *s, size_t size)
 {
-    size_t n = size ? size : 4096;
+    size_t n = size ? size : strnlen(s, 4096);
     if (!s[0]) return 0;
     if (s[0] == '/' || s[0] == '.' || s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r')
         return 1;
@@ -147,16 +147,28 @@ static int looks_like_ptx(const char *s, size_t size)
     return 0;
 }
 
+enum { IMG_NONE, IMG_FATBIN, IMG_ELF, IMG_PTX };
+
+/* What an image is, reading no more than it holds: binary magics are only
+ * read when the first byte can start one (a short PTX string may be 1
+ * byte long). */
+static int image_kind(const void *image, size_t size)
+{
+    const uint8_t *p = image;
+    if ((p[0] == 0xB1 || p[0] == 0x50 || p[0] == 0x7f) && (size == 0 || size >= 4)) {
+        uint32_t magic;
+        memcpy(&magic, p, 4);
+        if (magic == TFL_FATBIN_WRAPPER_MAGIC || magic == TFL_FATBIN_MAGIC) return IMG_FATBIN;
+        if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return IMG_ELF;
+        return IMG_NONE;
+    }
+    return looks_like_ptx(image, size) ? IMG_PTX : IMG_NONE;
+}
+
 hx_module *hx_module_create(const void *image, size_t size)
 {
     if (!image) return NULL;
-    const uint8_t *p = image;
-    uint32_t magic;
-    memcpy(&magic, p, 4);
-    int ok = magic == TFL_FATBIN_WRAPPER_MAGIC || magic == TFL_FATBIN_MAGIC ||
-             (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') ||
-             looks_like_ptx(image, size);
-    if (!ok) return NULL;
+    if (image_kind(image, size) == IMG_NONE) return NULL;
     hx_module *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->image = image;
@@ -182,15 +194,13 @@ static hx_status module_load(hx_module *m, char *err, size_t errlen)
         if (err && errlen) snprintf(err, errlen, "%s", m->load_err);
         return m->load_status;
     }
-    const uint8_t *p = m->image;
-    uint32_t magic;
-    memcpy(&magic, p, 4);
+    int kind = image_kind(m->image, m->image_size);
     hx_status st = HX_OK;
     char e[256] = "";
-    if (magic == TFL_FATBIN_WRAPPER_MAGIC || magic == TFL_FATBIN_MAGIC) {
+    if (kind == IMG_FATBIN) {
         m->text = tfl_fatbin_pick_ptx(m->image, m->image_size, e, sizeof e);
         if (!m->text) st = strstr(e, "no PTX") ? HX_ERR_NO_PTX : HX_ERR_BAD_IMAGE;
-    } else if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
+    } else if (kind == IMG_ELF) {
         snprintf(e, sizeof e, "cubin image has no PTX; the host executor needs PTX "
                  "(build with -gencode arch=compute_XX,code=compute_XX)");
         st = HX_ERR_NO_PTX;
@@ -369,6 +379,8 @@ hx_status hx_launch(hx_module *m, const char *kernel, const hx_launch_params *p,
     pthread_mutex_unlock(&m->lock);
     free(onpath);
     if (rec || f->ncallees) { loc += HX_CALL_STACK; lpar += HX_CALL_STACK; }
+    static uint64_t launch_seq;
+    j->id = __atomic_add_fetch(&launch_seq, 1, __ATOMIC_RELAXED);
     j->mod = m;
     j->fn = f;
     memcpy(j->grid, p->grid, sizeof j->grid);

@@ -65,10 +65,11 @@ typedef struct hx_warp {
     uint64_t *regs; size_t regcap;     /* in slots                        */
     uint32_t *preds; size_t predcap;
     const hx_insn *bar_red; uint32_t bar_red_mask;
-    int last_init_depth_fn[8];          /* (unused) */
+    uint64_t steps;                     /* branches taken (step limit)     */
 } hx_warp;
 
 typedef struct hx_ctx {
+    uint64_t launch_id;          /* launch whose constants the warps hold */
     hx_warp *warps; int capwarps;
     uint8_t *smem; size_t smem_cap;
     uint8_t *local; size_t local_cap;
@@ -97,10 +98,15 @@ typedef struct xblk {
 static __thread hx_ctx *tls_ctx;
 /* TORCHFL_HX_TRACE=1: print every executed instruction (debugging) */
 static int hx_trace = -1;
+/* branches a warp may take before the launch is stopped (0: no limit);
+ * set by the fuzz harness so that random loops end */
+static uint64_t hx_step_limit;
 
-void hx_exec_thread_cleanup(void)
+void hx_set_step_limit(uint64_t n) { hx_step_limit = n; }
+
+static void ctx_free(void *p)
 {
-    hx_ctx *c = tls_ctx;
+    hx_ctx *c = p;
     if (!c) return;
     for (int i = 0; i < c->capwarps; i++) {
         free(c->warps[i].stk); free(c->warps[i].fr);
@@ -108,6 +114,21 @@ void hx_exec_thread_cleanup(void)
     }
     free(c->warps); free(c->smem); free(c->local); free(c->lparam);
     free(c);
+}
+
+/* A thread's block state is freed when the thread exits (the key's
+ * destructor), or on request. */
+static pthread_key_t ctx_key;
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+static void ctx_key_init(void) { pthread_key_create(&ctx_key, ctx_free); }
+
+void hx_exec_thread_cleanup(void)
+{
+    hx_ctx *c = tls_ctx;
+    if (!c) return;
+    pthread_once(&ctx_once, ctx_key_init);
+    pthread_setspecific(ctx_key, NULL);
+    ctx_free(c);
     tls_ctx = NULL;
 }
 
@@ -179,7 +200,7 @@ static inline uint8_t *lpwin(const xblk *b, const hx_warp *w, int lane)
 }
 
 /* Host pointer for [a, a+n) in space sp for this lane, or NULL. */
-static inline uint8_t *xres(xblk *b, hx_warp *w, int sp, uint64_t a, unsigned n, int lane)
+static uint8_t *xres_slow(xblk *b, hx_warp *w, int sp, uint64_t a, unsigned n, int lane)
 {
     switch (sp) {
     case SP_GLOBAL: case SP_CONST:
@@ -208,6 +229,17 @@ static inline uint8_t *xres(xblk *b, hx_warp *w, int sp, uint64_t a, unsigned n,
         return global_ok(b, a, n) ? (uint8_t *)(uintptr_t)a : NULL;
     }
     }
+}
+
+/* The common cases inline: global hits in the last allocation, shared. */
+static inline __attribute__((always_inline)) uint8_t *xres(xblk *b, hx_warp *w, int sp, uint64_t a,
+                                                           unsigned n, int lane)
+{
+    if ((sp == SP_GLOBAL || sp == SP_CONST || sp == SP_GENERIC) && a >= b->g_lo && a <= b->g_hi &&
+        n <= b->g_hi - a)
+        return (uint8_t *)(uintptr_t)a;
+    if (sp == SP_SHARED && a <= b->smem_size && n <= b->smem_size - a) return b->smem + a;
+    return xres_slow(b, w, sp, a, n, lane);
 }
 
 static int tsize(int t)
@@ -261,10 +293,13 @@ static uint64_t now_ns(int realtime)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Fill a frame's constant and special-register slots. */
-static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
+/* Fill a frame's constant and special-register slots.  Constants and the
+ * per-launch special registers are never written by the program, so a
+ * worker fills them once per launch (block_only = 0) and only refreshes
+ * the per-block ones (%ctaid, clocks) for each further block. */
+static void init_slots_ex(xblk *b, hx_warp *w, hx_func *f, uint64_t *R, int block_only)
 {
-    for (int i = 0; i < f->nconsts; i++) {
+    for (int i = 0; !block_only && i < f->nconsts; i++) {
         uint64_t *s = R + (size_t)f->const_slot[i] * 32, v = f->const_vals[i];
         for (int l = 0; l < 32; l++) s[l] = v;
     }
@@ -272,6 +307,9 @@ static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
     for (int sr = 0; sr < SR_COUNT; sr++) {
         int slot = f->sreg_slot[sr];
         if (slot < 0) continue;
+        if (block_only && !(sr >= SR_CTAID_X && sr <= SR_CTAID_Z) && sr != SR_CLOCK &&
+            sr != SR_CLOCK64 && sr != SR_GLOBALTIMER)
+            continue;
         uint64_t *s = R + (size_t)slot * 32;
         for (int l = 0; l < 32; l++) {
             unsigned t[3];
@@ -302,6 +340,11 @@ static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
             s[l] = v;
         }
     }
+}
+
+static void init_slots(xblk *b, hx_warp *w, hx_func *f, uint64_t *R)
+{
+    init_slots_ex(b, w, f, R, 0);
 }
 
 /* ------------------------------------------------------- interpreter */
@@ -801,6 +844,17 @@ static hx_status do_printf(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m,
                            hx_frame *fr);
 static hx_status do_assert(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, hx_frame *fr);
 
+/* Read n bytes of a builtin call's argument from the lane's parameter
+ * window, 0 if the (malformed) call site puts it out of the window. */
+static uint64_t lp_arg(const xblk *b, const hx_frame *fr, const uint8_t *lane_win, int64_t off,
+                       unsigned n)
+{
+    uint64_t v = 0;
+    if (off >= 0 && (uint64_t)fr->lparam_base + (uint64_t)off + n <= b->lpstride)
+        memcpy(&v, lane_win + fr->lparam_base + off, n);
+    return v;
+}
+
 static int cur_rnd_mode(int rnd)
 {
     switch (rnd) {
@@ -852,6 +906,8 @@ static int run_warp(xblk *b, hx_warp *w)
                 const hx_callsite *cs = fr->cs;
                 uint32_t rm = fr->call_mask & ~w->exited;
                 for (int i = 0; cs && i < cs->nrets && i < fn->nrets; i++) {
+                    if ((uint64_t)cf->lparam_base + (uint64_t)cs->ret_off[i] + fn->rets[i].size > b->lpstride)
+                        continue;      /* malformed call site: nothing to copy into */
                     for (uint32_t mm = rm; mm; mm &= mm - 1) {
                         int l = __builtin_ctz(mm);
                         uint8_t *lp = lpwin(b, w, l);
@@ -882,10 +938,13 @@ static int run_warp(xblk *b, hx_warp *w)
         const uint64_t *B = SLOT(in->s[1] < 0 ? 0 : in->s[1]);
         const uint64_t *C = SLOT(in->s[2] < 0 ? 0 : in->s[2]);
         uint64_t *D = SLOT(in->d[0] < 0 ? 0 : in->d[0]);
-        int special = in->flags & (F_FTZ | F_SAT);
-        if (__builtin_expect(special != 0, 0) && in->t == T_F32 && in->op != OP_CVT &&
-            in->op != OP_SETP && in->op != OP_LD && in->op != OP_ST) {
-            if (in->flags & F_FTZ) {
+        /* rare cases, flagged at decode: .ftz/.sat post-processing of f32
+         * arithmetic, a directed rounding mode */
+        int special = 0, rmode = 0;
+        if (__builtin_expect(in->slow != 0, 0)) {
+            special = in->slow & SLOW_FTZSAT;
+            rmode = in->slow & SLOW_RMODE;
+            if (special && (in->flags & F_FTZ)) {
                 for (int l = 0; l < 32; l++) {
                     tmpA[l] = hx_fb(hx_ftz(hx_f(A[l])));
                     tmpB[l] = hx_fb(hx_ftz(hx_f(B[l])));
@@ -893,9 +952,8 @@ static int run_warp(xblk *b, hx_warp *w)
                 }
                 A = tmpA; B = tmpB; C = tmpC;
             }
-        } else special = 0;
-        int rmode = in->rnd >= R_RZ && in->rnd <= R_RP && is_float(in->t) && in->op != OP_CVT;
-        if (__builtin_expect(rmode, 0)) fesetround(cur_rnd_mode(in->rnd));
+            if (rmode) fesetround(cur_rnd_mode(in->rnd));
+        }
         if (m == 0 && in->op != OP_BRA && in->op != OP_BAR && in->op != OP_BARRED &&
             in->op != OP_BARARRIVE) {
             pc++;
@@ -960,7 +1018,10 @@ static int run_warp(xblk *b, hx_warp *w)
         /* ---------------------------------------------- loads / stores */
         K(OP_LD, T_U8) K(OP_LD, T_U16) K(OP_LD, T_U32) K(OP_LD, T_U64) K(OP_LD, T_S8)
         K(OP_LD, T_S16) K(OP_LD, T_S32) K(OP_LD, T_S64) K(OP_LD, T_F16) K(OP_LD, T_F32)
-        K(OP_LD, T_F64) K(OP_LD, T_BF16) K(OP_LD, T_F16X2) K(OP_LD, T_BF16X2) {
+        K(OP_LD, T_F64) K(OP_LD, T_BF16) K(OP_LD, T_F16X2) K(OP_LD, T_BF16X2)
+        K(OP_ST, T_U8) K(OP_ST, T_U16) K(OP_ST, T_U32) K(OP_ST, T_U64) K(OP_ST, T_F16)
+        K(OP_ST, T_F32) K(OP_ST, T_F64) K(OP_ST, T_BF16) K(OP_ST, T_F16X2) K(OP_ST, T_BF16X2) {
+            int isst = in->op == OP_ST;
             int t = in->t, es = tsize(t), nv = in->vec;
             unsigned n = (unsigned)(es * nv);
             int64_t adj = in->aoff;
@@ -969,69 +1030,88 @@ static int run_warp(xblk *b, hx_warp *w)
             else if (in->symk == SYMK_SHARED)
                 adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
             const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
-            uint64_t *Dv[4];
-            for (int i = 0; i < nv; i++) Dv[i] = SLOT(in->d[i] < 0 ? 0 : in->d[i]);
             int sp = in->sp;
-            /* gather first (a destination may be the address register) */
+            if (isst && sp == SP_KPARAM) sp = SP_LPARAM;
+            /* addresses, their range and alignment over the active lanes */
+            uint64_t addr[32], lo = UINT64_MAX, hi = 0, orv = 0;
+            if (Ab) {
+                LOOP({
+                    uint64_t a = Ab[l] + (uint64_t)adj;
+                    addr[l] = a; orv |= a;
+                    lo = a < lo ? a : lo; hi = a > hi ? a : hi;
+                });
+            } else {
+                lo = hi = orv = (uint64_t)adj;
+                LOOP(addr[l] = (uint64_t)adj);
+            }
+            /* one check for the whole warp where the space maps linearly
+             * (global, const, shared, kernel params, generic in those) */
+            uint8_t *base = NULL;
+            int linear = sp != SP_LOCAL && sp != SP_LPARAM;
+            if (linear && hi - lo < (1u << 30) && !(orv & (n - 1))) {
+                int l0 = __builtin_ctz(m);
+                base = xres(b, w, sp, lo, (unsigned)(hi - lo) + n, l0);
+                if (base && sp == SP_GENERIC) {
+                    /* generic: the range must not start in one window and
+                     * end in another; xres checked it as one range */
+                }
+            }
+            if (base) {
+                intptr_t delta = (intptr_t)base - (intptr_t)lo;
+                if (isst) {
+                    for (int i = 0; i < nv; i++) {
+                        const uint64_t *S = SLOT(in->s[i] < 0 ? 0 : in->s[i]);
+                        switch (es) {
+                        case 1: LOOP(*(uint8_t *)(uintptr_t)(addr[l] + (uint64_t)delta + (uint64_t)i) = (uint8_t)S[l]); break;
+                        case 2: LOOP({ uint16_t v_ = (uint16_t)S[l]; memcpy((void *)(uintptr_t)(addr[l] + (uint64_t)delta + 2u * (uint64_t)i), &v_, 2); }); break;
+                        case 4: LOOP({ uint32_t v_ = (uint32_t)S[l]; memcpy((void *)(uintptr_t)(addr[l] + (uint64_t)delta + 4u * (uint64_t)i), &v_, 4); }); break;
+                        default: LOOP(memcpy((void *)(uintptr_t)(addr[l] + (uint64_t)delta + 8u * (uint64_t)i), &S[l], 8)); break;
+                        }
+                    }
+                } else {
+                    uint64_t val[4][32];
+                    for (int i = 0; i < nv; i++)
+                        LOOP(val[i][l] = ld_ext((const uint8_t *)(uintptr_t)(addr[l] + (uint64_t)delta) + i * es, t));
+                    for (int i = 0; i < nv; i++) {
+                        if (in->d[i] < 0) continue;
+                        uint64_t *Di = SLOT(in->d[i]);
+                        LOOP(Di[l] = val[i][l]);
+                    }
+                }
+                break;
+            }
+            /* per lane: local/param windows, spread or bad addresses */
             uint64_t val[4][32];
             uint32_t mm = m;
             while (mm) {
                 int l = __builtin_ctz(mm); mm &= mm - 1;
-                uint64_t a = (Ab ? Ab[l] : 0) + (uint64_t)adj;
+                uint64_t a = addr[l];
                 uint8_t *p = xres(b, w, sp, a, n, l);
                 if (!p) {
                     char what[48];
-                    snprintf(what, sizeof what, "out-of-bounds %s read of", sp_name(sp));
+                    snprintf(what, sizeof what, "out-of-bounds %s %s of", sp_name(sp), isst ? "write" : "read");
                     fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, what, a, n);
                     return W_ERR;
                 }
                 if (((uintptr_t)p & (uintptr_t)(n - 1)) && sp != SP_KPARAM && sp != SP_LPARAM) {
-                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned read of", a, n);
+                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, isst ? "misaligned write of" : "misaligned read of", a, n);
                     return W_ERR;
                 }
-                for (int i = 0; i < nv; i++) val[i][l] = ld_ext(p + i * es, t);
+                if (isst) {
+                    for (int i = 0; i < nv; i++) {
+                        uint64_t v = SLOT(in->s[i] < 0 ? 0 : in->s[i])[l];
+                        memcpy(p + i * es, &v, (size_t)es);
+                    }
+                } else {
+                    for (int i = 0; i < nv; i++) val[i][l] = ld_ext(p + i * es, t);
+                }
             }
-            for (int i = 0; i < nv; i++) {
-                if (in->d[i] < 0) continue;
-                uint64_t *Di = Dv[i];
-                LOOP(Di[l] = val[i][l]);
-            }
-            break;
-        }
-        K(OP_ST, T_U8) K(OP_ST, T_U16) K(OP_ST, T_U32) K(OP_ST, T_U64) K(OP_ST, T_F16)
-        K(OP_ST, T_F32) K(OP_ST, T_F64) K(OP_ST, T_BF16) K(OP_ST, T_F16X2) K(OP_ST, T_BF16X2) {
-            int t = in->t, es = tsize(t), nv = in->vec;
-            unsigned n = (unsigned)(es * nv);
-            int64_t adj = in->aoff;
-            if (in->symk == SYMK_LOCAL) adj += fr->local_base;
-            else if (in->symk == SYMK_LPARAM) adj += fr->lparam_base;
-            else if (in->symk == SYMK_SHARED)
-                adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
-            const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
-            const uint64_t *Sv[4];
-            for (int i = 0; i < nv; i++) Sv[i] = SLOT(in->s[i] < 0 ? 0 : in->s[i]);
-            int sp = in->sp;
-            if (sp == SP_KPARAM) sp = SP_LPARAM;
-            uint32_t mm = m;
-            while (mm) {
-                int l = __builtin_ctz(mm); mm &= mm - 1;
-                uint64_t a = (Ab ? Ab[l] : 0) + (uint64_t)adj;
-                uint8_t *p = xres(b, w, sp, a, n, l);
-                if (!p) {
-                    char what[48];
-                    snprintf(what, sizeof what, "out-of-bounds %s write of", sp_name(sp));
-                    fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, what, a, n);
-                    return W_ERR;
-                }
-                if (((uintptr_t)p & (uintptr_t)(n - 1)) && sp != SP_LPARAM) {
-                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned write of", a, n);
-                    return W_ERR;
-                }
+            if (!isst)
                 for (int i = 0; i < nv; i++) {
-                    uint64_t v = Sv[i][l];
-                    memcpy(p + i * es, &v, (size_t)es);
+                    if (in->d[i] < 0) continue;
+                    uint64_t *Di = SLOT(in->d[i]);
+                    LOOP(Di[l] = val[i][l]);
                 }
-            }
             break;
         }
         K(OP_CVTA, T_U32) K(OP_CVTA, T_U64) K(OP_CVTA_TO, T_U32) K(OP_CVTA_TO, T_U64) {
@@ -1275,6 +1355,30 @@ static int run_warp(xblk *b, hx_warp *w)
             });
             break;
         }
+        K(OP_BMSK, T_U32) {
+            int clamp = in->flags & F_SHAMT;
+            LOOP({
+                uint32_t a_ = (uint32_t)A[l], b_ = (uint32_t)B[l];
+                uint32_t pos = clamp ? (a_ > 32 ? 32 : a_) : (a_ & 31);
+                uint32_t wid = clamp ? (b_ > 32 ? 32 : b_) : (b_ & 31);
+                D[l] = pos >= 32 ? 0 : (uint32_t)((((uint64_t)1 << wid) - 1) << pos);
+            });
+            break;
+        }
+        K(OP_SZEXT, T_U32) K(OP_SZEXT, T_S32) {
+            int clamp = in->flags & F_SHAMT, sg = in->t == T_S32;
+            LOOP({
+                uint32_t a_ = (uint32_t)A[l], b_ = (uint32_t)B[l];
+                uint32_t nb = clamp ? (b_ > 32 ? 32 : b_) : (b_ & 31);
+                uint32_t r;
+                if (nb == 0) r = 0;
+                else if (nb >= 32) r = a_;
+                else if (sg) r = (uint32_t)((int32_t)(a_ << (32 - nb)) >> (32 - nb));
+                else r = a_ & ((1u << nb) - 1);
+                D[l] = r;
+            });
+            break;
+        }
         U3(OP_PRMT, T_U32, prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub))
         /* ---------------------------------------------- f32 */
         U2(OP_ADD, T_F32, hx_fb(F32A + F32B))
@@ -1404,19 +1508,33 @@ static int run_warp(xblk *b, hx_warp *w)
             break;
         }
         K(OP_SET, T_U16) K(OP_SET, T_U32) K(OP_SET, T_U64) K(OP_SET, T_S16) K(OP_SET, T_S32)
-        K(OP_SET, T_S64) K(OP_SET, T_F32) K(OP_SET, T_F64) {
-            int t = in->t, c = in->cmp;
+        K(OP_SET, T_S64) K(OP_SET, T_F32) K(OP_SET, T_F64) K(OP_SET, T_F16) K(OP_SET, T_BF16)
+        K(OP_SET, T_F16X2) K(OP_SET, T_BF16X2) {
+            int t = in->t, c = in->cmp, dt = in->t2;
             uint32_t c2 = in->bop ? P[in->p[1]] : 0;
             if (in->p[2]) c2 = ~c2;
+            /* "true" in the destination type */
+            uint64_t one = dt == T_F32 ? hx_fb(1.0f) : dt == T_F16 ? 0x3c00 : dt == T_BF16 ? 0x3f80
+                         : dt == T_F16X2 ? 0x3c00 : dt == T_BF16X2 ? 0x3f80 : 0xffffffffu;
+            int pairs = t == T_F16X2 || t == T_BF16X2;
             LOOP({
-                int r = is_float(t) ? cmp_f(c, as_double(A[l], t), as_double(B[l], t))
-                                    : cmp_i(c, sext(A[l], t), sext(B[l], t),
-                                            (uint64_t)sext(A[l], unsigned_t(t)),
-                                            (uint64_t)sext(B[l], unsigned_t(t)));
-                int cb = (c2 >> l) & 1;
-                if (in->bop == B_AND) r &= cb; else if (in->bop == B_OR) r |= cb;
-                else if (in->bop == B_XOR) r ^= cb;
-                D[l] = in->t2 == T_F32 ? (r ? hx_fb(1.0f) : 0) : (r ? 0xffffffffu : 0);
+                uint64_t res = 0;
+                for (int h = 0; h < (pairs ? 2 : 1); h++) {
+                    int r;
+                    if (pairs)
+                        r = half_op(OP_SETP, (uint16_t)(A[l] >> (16 * h)), (uint16_t)(B[l] >> (16 * h)),
+                                    0, t == T_BF16X2, 0, 0, c);
+                    else
+                        r = is_float(t) ? cmp_f(c, as_double(A[l], t), as_double(B[l], t))
+                                        : cmp_i(c, sext(A[l], t), sext(B[l], t),
+                                                (uint64_t)sext(A[l], unsigned_t(t)),
+                                                (uint64_t)sext(B[l], unsigned_t(t)));
+                    int cb = (c2 >> l) & 1;
+                    if (in->bop == B_AND) r &= cb; else if (in->bop == B_OR) r |= cb;
+                    else if (in->bop == B_XOR) r ^= cb;
+                    if (r) res |= pairs ? (dt == T_U32 || dt == T_S32 ? 0xffffull : one) << (16 * h) : one;
+                }
+                D[l] = res;
             });
             break;
         }
@@ -1475,6 +1593,10 @@ static int run_warp(xblk *b, hx_warp *w)
         }
         /* ---------------------------------------------- control */
         K(OP_BRA, T_NONE) {
+            if (__builtin_expect(hx_step_limit != 0, 0) && ++w->steps > hx_step_limit) {
+                fail(b, HX_ERR_LAUNCH_CONFIG, "kernel %s: step limit reached", b->kfn->name);
+                return W_ERR;
+            }
             uint32_t taken = m, fallthrough = act & ~m;
             if (!taken) { pc++; continue; }
             if (!fallthrough) { pc = in->target; continue; }
@@ -1549,13 +1671,23 @@ static int run_warp(xblk *b, hx_warp *w)
                 hx_frame *nfa = realloc(w->fr, (size_t)nc * sizeof *nfa);
                 if (!nfa) { fail(b, HX_ERR_NOMEM, "kernel %s: out of memory", b->kfn->name); return W_ERR; }
                 w->fr = nfa; w->frcap = nc;
+                fr = &w->fr[w->nfr - 1];       /* the caller's frame moved */
             }
             if (w->sp + 1 > w->stkcap) {
                 hx_stk *ns = realloc(w->stk, (size_t)w->stkcap * 2 * sizeof *ns);
                 if (!ns) { fail(b, HX_ERR_NOMEM, "kernel %s: out of memory", b->kfn->name); return W_ERR; }
                 w->stk = ns; w->stkcap *= 2;
             }
-            /* arguments: caller call-site params -> callee formals */
+            /* arguments: caller call-site params -> callee formals; a
+             * call site whose params are smaller than the formals must not
+             * read past the lane's window */
+            for (int i = 0; i < cs->nargs && i < cal->nparams; i++) {
+                if ((uint64_t)fr->lparam_base + (uint64_t)cs->arg_off[i] + cal->params[i].size > b->lpstride) {
+                    fail(b, HX_ERR_PTX, "kernel %s: call to %s: argument %d does not fit its parameter",
+                         b->kfn->name, cal->name, i);
+                    return W_ERR;
+                }
+            }
             for (int i = 0; i < cs->nargs && i < cal->nparams; i++) {
                 for (uint32_t mm = m; mm; mm &= mm - 1) {
                     int l = __builtin_ctz(mm);
@@ -1594,12 +1726,13 @@ static int run_warp(xblk *b, hx_warp *w)
                 int l = __builtin_ctz(mm);
                 uint8_t *lp = lpwin(b, w, l) + fr->lparam_base;
                 uint64_t arg = 0;
-                if (cs->nargs > 0) memcpy(&arg, lp + cs->arg_off[0], 8);
+                if (cs->nargs > 0) arg = lp_arg(b, fr, lpwin(b, w, l), cs->arg_off[0], 8);
                 if (in->op == OP_MALLOC) {
                     void *p = NULL;
                     if (tfl_mem_alloc(arg ? arg : 1, TFL_MEM_DEVICE, 0, 0, &p) != TFL_OK) p = NULL;
                     uint64_t r = (uint64_t)(uintptr_t)p;
-                    if (cs->nrets > 0) memcpy(lp + cs->ret_off[0], &r, 8);
+                    if (cs->nrets > 0 && (uint64_t)fr->lparam_base + (uint64_t)cs->ret_off[0] + 8 <= b->lpstride)
+                        memcpy(lp + cs->ret_off[0], &r, 8);
                 } else if (arg) {
                     tfl_mem_free((void *)(uintptr_t)arg, 1u << TFL_MEM_DEVICE);
                 }
@@ -1757,6 +1890,163 @@ static int run_warp(xblk *b, hx_warp *w)
             LOOP(D[l] = act);
             break;
         }
+        K(OP_ADDX, T_U32) K(OP_SUBX, T_U32) K(OP_MADX, T_U32) {
+            uint32_t cf = P[in->p[0]], out = 0;
+            int cin = in->imm & 1;
+            LOOP({
+                uint64_t c = cin ? (cf >> l) & 1 : 0, r;
+                if (in->op == OP_ADDX) r = (uint64_t)(uint32_t)A[l] + (uint32_t)B[l] + c;
+                else if (in->op == OP_SUBX) r = (uint64_t)(uint32_t)A[l] - (uint32_t)B[l] - c;
+                else {
+                    uint64_t p_ = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l];
+                    r = (uint64_t)(uint32_t)(in->sub ? p_ >> 32 : p_) + (uint32_t)C[l] + c;
+                }
+                D[l] = (uint32_t)r;
+                out |= (uint32_t)((r >> 32) & 1) << l;    /* carry out / borrow */
+            });
+            if (in->imm & 2) P[in->p[0]] = (cf & ~m) | (out & m);
+            break;
+        }
+        K(OP_ADDX, T_U64) K(OP_SUBX, T_U64) K(OP_MADX, T_U64) {
+            uint32_t cf = P[in->p[0]], out = 0;
+            int cin = in->imm & 1;
+            LOOP({
+                unsigned __int128 c = cin ? (cf >> l) & 1 : 0, r;
+                if (in->op == OP_ADDX) r = (unsigned __int128)A[l] + B[l] + c;
+                else if (in->op == OP_SUBX) r = (unsigned __int128)A[l] - B[l] - c;
+                else {
+                    unsigned __int128 p_ = (unsigned __int128)A[l] * B[l];
+                    r = (unsigned __int128)(uint64_t)(in->sub ? (uint64_t)(p_ >> 64) : (uint64_t)p_) + C[l] + c;
+                }
+                D[l] = (uint64_t)r;
+                out |= (uint32_t)((uint64_t)(r >> 64) & 1) << l;
+            });
+            if (in->imm & 2) P[in->p[0]] = (cf & ~m) | (out & m);
+            break;
+        }
+        K(OP_MMA, T_NONE) {
+            /* warp-wide matrix multiply-accumulate; fragment layouts as
+             * in the PTX ISA (groupID = lane / 4, tig = lane % 4) */
+            int K = in->sub == 1 ? 16 : in->sub == 2 ? 8 : 4;
+            int tf32 = in->t == T_F32, bf = in->t == T_BF16, cf32 = in->t2 == T_F32;
+            float Am[16][16], Bm[16][8], Cm[16][8];
+            memset(Am, 0, sizeof Am); memset(Bm, 0, sizeof Bm);
+            for (int l = 0; l < 32; l++) {
+                int g = l >> 2, tg = l & 3;
+                if (tf32) {
+                    for (int i = 0; i < in->vec; i++) {
+                        float v = hx_f(SLOT(in->s[i])[l] & 0xffffe000u);
+                        int r = K == 8 ? g + 8 * (i & 1) : g + 8 * i;
+                        int c = K == 8 ? tg + 4 * (i >> 1) : tg;
+                        Am[r][c] = v;
+                    }
+                    for (int i = 0; i < (int)in->imm; i++)
+                        Bm[tg + 4 * i][g] = hx_f(SLOT(in->x[i])[l] & 0xffffe000u);
+                } else {
+                    for (int e = 0; e < 2 * in->vec; e++) {
+                        uint16_t h = (uint16_t)(SLOT(in->s[e >> 1])[l] >> (16 * (e & 1)));
+                        float v = bf ? hx_bf2f(h) : hx_h2f(h);
+                        int r = K == 16 ? g + 8 * ((e >> 1) & 1) : g + 8 * (e >> 1);
+                        int c = tg * 2 + (e & 1) + (K == 16 ? 8 * (e >> 2) : 0);
+                        Am[r][c] = v;
+                    }
+                    for (int e = 0; e < 2 * (int)in->imm; e++) {
+                        uint16_t h = (uint16_t)(SLOT(in->x[e >> 1])[l] >> (16 * (e & 1)));
+                        int r = tg * 2 + (e & 1) + 8 * (e >> 1);
+                        Bm[r][g] = bf ? hx_bf2f(h) : hx_h2f(h);
+                    }
+                }
+                for (int i = 0; i < 4; i++) {
+                    int r = g + 8 * (i >> 1), c = tg * 2 + (i & 1);
+                    Cm[r][c] = cf32 ? hx_f(SLOT(in->x[2 + i])[l])
+                                    : hx_h2f((uint16_t)(SLOT(in->x[2 + (i >> 1)])[l] >> (16 * (i & 1))));
+                }
+            }
+            float Dm[16][8];
+            for (int r = 0; r < 16; r++)
+                for (int c = 0; c < 8; c++) {
+                    double acc = Cm[r][c];
+                    for (int k = 0; k < K; k++) acc += (double)Am[r][k] * Bm[k][c];
+                    Dm[r][c] = (float)acc;
+                }
+            for (int l = 0; l < 32; l++) {
+                int g = l >> 2, tg = l & 3;
+                if (cf32) {
+                    for (int i = 0; i < 4; i++)
+                        SLOT(in->d[i])[l] = hx_fb(Dm[g + 8 * (i >> 1)][tg * 2 + (i & 1)]);
+                } else {
+                    for (int j = 0; j < 2; j++) {
+                        uint16_t lo = hx_d2h(Dm[g + 8 * j][tg * 2], R_RN);
+                        uint16_t hi = hx_d2h(Dm[g + 8 * j][tg * 2 + 1], R_RN);
+                        SLOT(in->d[j])[l] = ((uint32_t)hi << 16) | lo;
+                    }
+                }
+            }
+            break;
+        }
+        K(OP_LDMATRIX, T_NONE) {
+            int nm = in->vec;
+            int64_t adj = in->aoff;
+            if (in->symk == SYMK_SHARED)
+                adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
+            const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
+            uint16_t mat[4][8][8];
+            for (int q = 0; q < nm; q++)
+                for (int r = 0; r < 8; r++) {
+                    int l = 8 * q + r;
+                    uint64_t a = (Ab ? Ab[l] : 0) + (uint64_t)adj;
+                    uint8_t *p = xres(b, w, in->sp, a, 16, l);
+                    if (!p) {
+                        fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, "out-of-bounds ldmatrix row of", a, 16);
+                        return W_ERR;
+                    }
+                    if ((uintptr_t)p & 15) {
+                        fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned ldmatrix row of", a, 16);
+                        return W_ERR;
+                    }
+                    memcpy(mat[q][r], p, 16);
+                }
+            for (int q = 0; q < nm; q++) {
+                uint64_t *Dq = SLOT(in->d[q]);
+                LOOP({
+                    int rr = l >> 2, cc = (l & 3) * 2;
+                    uint16_t lo = in->sub ? mat[q][cc][rr] : mat[q][rr][cc];
+                    uint16_t hi = in->sub ? mat[q][cc + 1][rr] : mat[q][rr][cc + 1];
+                    Dq[l] = ((uint32_t)hi << 16) | lo;
+                });
+            }
+            break;
+        }
+        K(OP_CPASYNC, T_NONE) {
+            unsigned n = in->imm;
+            int64_t adj = in->aoff;
+            if (in->symk == SYMK_SHARED)
+                adj += (in->svar < b->kfn->smem_layout_n) ? b->kfn->smem_layout[in->svar] : 0;
+            const uint64_t *Ab = in->abase >= 0 ? SLOT(in->abase) : NULL;
+            const uint64_t *Sb = in->s[1] >= 0 ? SLOT(in->s[1]) : NULL;
+            const uint64_t *Zs = in->s[2] >= 0 ? SLOT(in->s[2]) : NULL;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                uint64_t da = (Ab ? Ab[l] : 0) + (uint64_t)adj;
+                uint64_t sa = (Sb ? Sb[l] : 0) + (uint64_t)(int64_t)in->x[0];
+                unsigned src_n = Zs ? (unsigned)(uint32_t)Zs[l] : n;
+                if (src_n > n) src_n = n;
+                uint8_t *dp = xres(b, w, SP_SHARED, da, n, l);
+                uint8_t *sp = src_n ? xres(b, w, SP_GLOBAL, sa, src_n, l) : (uint8_t *)dp;
+                if (!dp || !sp) {
+                    fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, "out-of-bounds cp.async of",
+                               dp ? sa : da, n);
+                    return W_ERR;
+                }
+                if (((uintptr_t)dp | (src_n ? (uintptr_t)sp : 0)) & (n - 1)) {
+                    fault_addr(b, w, l, in, HX_ERR_MISALIGNED, "misaligned cp.async of", sa, n);
+                    return W_ERR;
+                }
+                if (src_n) memmove(dp, sp, src_n);
+                if (src_n < n) memset(dp + src_n, 0, n - src_n);
+            }
+            break;
+        }
         K(OP_NOP, T_NONE) K(OP_NOP, T_U32) K(OP_NOP, T_U64)
             break;
         default: {
@@ -1769,7 +2059,7 @@ static int run_warp(xblk *b, hx_warp *w)
         }
         }
         if (__builtin_expect(rmode, 0)) fesetround(FE_TONEAREST);
-        if (__builtin_expect(hx_trace, 0))
+        if (__builtin_expect(hx_trace > 0, 0))
             fprintf(stderr, "hx: w%d pc %d m %08x %.*s d0=%" PRIx64 "\n", w->id, pc, m,
                     (int)in->srclen, in->src ? in->src : "", in->d[0] >= 0 ? D[__builtin_ctz(m)] : 0);
         if (__builtin_expect(special != 0, 0)) {
@@ -1815,8 +2105,8 @@ static hx_status do_printf(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, h
         int l = __builtin_ctz(mm);
         uint8_t *lp = lpwin(b, w, l) + fr->lparam_base;
         uint64_t fmt = 0, args = 0;
-        if (cs->nargs > 0) memcpy(&fmt, lp + cs->arg_off[0], 8);
-        if (cs->nargs > 1) memcpy(&args, lp + cs->arg_off[1], 8);
+        if (cs->nargs > 0) fmt = lp_arg(b, fr, lpwin(b, w, l), cs->arg_off[0], 8);
+        if (cs->nargs > 1) args = lp_arg(b, fr, lpwin(b, w, l), cs->arg_off[1], 8);
         size_t fmax = readable(b, w, l, fmt), amax = args ? readable(b, w, l, args) : 0;
         if (!fmax) {
             fault_addr(b, w, l, in, HX_ERR_ILLEGAL_ADDRESS, "printf format string of", fmt, 1);
@@ -1836,7 +2126,7 @@ static hx_status do_printf(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, h
         fwrite(out, 1, len, stdout);
         fflush(stdout);
         pthread_mutex_unlock(&print_lock);
-        if (cs->nrets > 0) {
+        if (cs->nrets > 0 && (uint64_t)fr->lparam_base + (uint64_t)cs->ret_off[0] + 4 <= b->lpstride) {
             int32_t r = n;
             memcpy(lp + cs->ret_off[0], &r, 4);
         }
@@ -1857,13 +2147,13 @@ static hx_status do_assert(xblk *b, hx_warp *w, const hx_insn *in, uint32_t m, h
 {
     const hx_callsite *cs = &fr->fn->calls[in->aux];
     int l = __builtin_ctz(m);
-    uint8_t *lp = lpwin(b, w, l) + fr->lparam_base;
+    const uint8_t *lw = lpwin(b, w, l);
     uint64_t msg = 0, file = 0, func = 0;
     uint32_t line = 0;
-    if (cs->nargs > 0) memcpy(&msg, lp + cs->arg_off[0], 8);
-    if (cs->nargs > 1) memcpy(&file, lp + cs->arg_off[1], 8);
-    if (cs->nargs > 2) memcpy(&line, lp + cs->arg_off[2], 4);
-    if (cs->nargs > 3) memcpy(&func, lp + cs->arg_off[3], 8);
+    if (cs->nargs > 0) msg = lp_arg(b, fr, lw, cs->arg_off[0], 8);
+    if (cs->nargs > 1) file = lp_arg(b, fr, lw, cs->arg_off[1], 8);
+    if (cs->nargs > 2) line = (uint32_t)lp_arg(b, fr, lw, cs->arg_off[2], 4);
+    if (cs->nargs > 3) func = lp_arg(b, fr, lw, cs->arg_off[3], 8);
     char sm[256], sf[256], sfn[256];
     copy_str(b, w, l, msg, sm, sizeof sm);
     copy_str(b, w, l, file, sf, sizeof sf);
@@ -1953,6 +2243,7 @@ static void run_block(hx_launch_job *j, hx_ctx *c, uint64_t bid)
         w->exited = ~w->valid;
         w->state = W_READY;
         w->bar_red = NULL;
+        w->steps = 0;
         w->sp = 1;
         w->stk[0] = (hx_stk){ 0, -1, w->valid };
         w->nfr = 1;
@@ -1960,8 +2251,9 @@ static void run_block(hx_launch_job *j, hx_ctx *c, uint64_t bid)
         w->fr[0].fn = fn;
         w->fr[0].stk_base = 0;
         memset(w->preds, 0, (size_t)fn->npreds * sizeof *w->preds);
-        init_slots(b, w, fn, w->regs);
+        init_slots_ex(b, w, fn, w->regs, c->launch_id == j->id);
     }
+    c->launch_id = j->id;
     int live = b->nwarps;
     while (live > 0) {
         int progressed = 0;
@@ -2023,6 +2315,8 @@ void hx_exec_worker(hx_launch_job *j)
             return;
         }
         tls_ctx = c;
+        pthread_once(&ctx_once, ctx_key_init);
+        pthread_setspecific(ctx_key, c);
     }
     int nwarps = (int)((j->block[0] * j->block[1] * j->block[2] + 31) / 32);
     if (ctx_prepare(c, j, nwarps)) {

@@ -48,6 +48,8 @@ enum {
     OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_BARARRIVE,
     OP_BARRED, OP_ATOM, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX,
     OP_ACTIVEMASK, OP_PRINTF, OP_ASSERT, OP_MALLOC, OP_FREE,
+    OP_MMA, OP_LDMATRIX, OP_CPASYNC,
+    OP_ADDX, OP_SUBX, OP_MADX, OP_BMSK, OP_SZEXT,   /* carry chains: add.cc, addc, sub.cc, subc, mad.cc, madc */
     OP_COUNT
 };
 #define HX_KEY(op, t) ((op) * HX_NTYPES + (t))
@@ -94,6 +96,7 @@ typedef struct hx_insn {
     uint8_t gneg;        /* guard negated                                 */
     uint8_t symk;        /* SYMK_*: what the address offset is relative to */
     uint8_t srclen;      /* length of the opcode text at src              */
+    uint8_t slow;        /* SLOW_*: needs the interpreter's rare paths     */
     int32_t gpred;       /* guard predicate, HX_NOREG if none             */
     int32_t d[4];        /* destination slots (or predicates)             */
     int32_t s[4];        /* source slots                                  */
@@ -106,8 +109,12 @@ typedef struct hx_insn {
     int32_t aux;         /* call: index into the call-site table          */
     uint32_t imm;        /* lop3 lut, prmt mode, bar id ...               */
     int32_t svar;        /* SYMK_SHARED: module variable index            */
+    int32_t x[6];        /* mma: B (x[0..1]) and C (x[2..5]) fragments    */
     const char *src;     /* opcode text in the module's PTX (errors)      */
 } hx_insn;
+
+#define SLOW_FTZSAT 1    /* f32 arithmetic with .ftz / .sat                */
+#define SLOW_RMODE 2     /* float arithmetic with .rz/.rm/.rp               */
 
 /* What an address's constant part is relative to. */
 enum { SYMK_NONE, SYMK_LOCAL, SYMK_LPARAM, SYMK_SHARED };
@@ -166,6 +173,7 @@ struct hx_func {
     int *callees; int ncallees;   /* direct callees (decoded)           */
     int index;                    /* in module funcs                    */
     int uses_shared_vars;         /* references any .shared symbol      */
+    int cc_pred;                  /* hidden carry-flag predicate, or -1 */
     int *svar_refs; int nsvar_refs;
 };
 
@@ -206,6 +214,7 @@ typedef struct hx_launch_job hx_launch_job;
 struct hx_launch_job {
     hx_module *mod;
     hx_func *fn;
+    uint64_t id;             /* unique per launch                          */
     unsigned grid[3], block[3];
     size_t dyn_smem, static_smem, smem_total;
     const uint8_t *params;
@@ -223,6 +232,9 @@ struct hx_launch_job {
 };
 
 void hx_exec_worker(hx_launch_job *job);
+/* Stop a launch after a warp has executed n branches (0 = never); for the
+ * fuzz harness, whose random kernels may loop forever. */
+void hx_set_step_limit(uint64_t n);
 void hx_exec_thread_cleanup(void);
 
 /* ---- device printf (hx_printf.c) */

@@ -1,17 +1,234 @@
 /*
- * ops_norm.c - the host backend's native "norm" op.  Not implemented yet:
- * route falls back to the host executor for these kernels.
+ * ops_norm.c - the host backend's native "norm" op: layer norm / RMS norm
+ * over the last dimension, forward and backward, float32.
+ *
+ * Statistics and reductions are accumulated in double: cheaper than
+ * matching any one GPU reduction order and closer to the exact result
+ * than either.
  */
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC's -O2 cost model leaves the per-element loops scalar (they need a
+ * runtime trip count epilogue); these loops are the whole cost of the op. */
+#pragma GCC optimize("O3")
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+
 #include "backends/host/host_ops.h"
+#include "common/log.h"
 
 int host_norm_supported(const tfl_norm_op *op)
 {
-    (void)op;
-    return 0;
+    return op && op->dtype == TFL_DT_F32 && op->kind >= TFL_NORM_FWD &&
+           op->kind <= TFL_NORM_BWD_PARAMS;
+}
+
+/* Row sums in double over LANES independent accumulators: a single
+ * accumulator would serialise every add on its latency; separate lanes
+ * keep the order fixed (no reassociation needed) and let the compiler
+ * vectorise. */
+#define LANES 8
+
+static double sum_row(const float *restrict x, int64_t n)
+{
+    double a[LANES] = { 0 };
+    int64_t j = 0;
+    for (; j + LANES <= n; j += LANES)
+        for (int l = 0; l < LANES; l++)
+            a[l] += x[j + l];
+    double s = 0.0;
+    for (int l = 0; l < LANES; l++)
+        s += a[l];
+    for (; j < n; j++)
+        s += x[j];
+    return s;
+}
+
+static double sumsq_dev_row(const float *restrict x, int64_t n, double m)
+{
+    double a[LANES] = { 0 };
+    int64_t j = 0;
+    for (; j + LANES <= n; j += LANES)
+        for (int l = 0; l < LANES; l++) {
+            double d = x[j + l] - m;
+            a[l] += d * d;
+        }
+    double s = 0.0;
+    for (int l = 0; l < LANES; l++)
+        s += a[l];
+    for (; j < n; j++)
+        s += (x[j] - m) * (x[j] - m);
+    return s;
+}
+
+/* s1 = sum(g*dy), s2 = sum(g*dy*(x - mean)*rstd) of one row (g NULL = 1) */
+static void bwd_sums(const float *restrict dy, const float *restrict x, const float *restrict g,
+                     int64_t n, double mean, double rstd, double *s1, double *s2)
+{
+    double a1[LANES] = { 0 }, a2[LANES] = { 0 };
+    int64_t j = 0;
+    if (g) {
+        for (; j + LANES <= n; j += LANES)
+            for (int l = 0; l < LANES; l++) {
+                double gd = (double)dy[j + l] * g[j + l];
+                a1[l] += gd;
+                a2[l] += gd * ((x[j + l] - mean) * rstd);
+            }
+    } else {
+        for (; j + LANES <= n; j += LANES)
+            for (int l = 0; l < LANES; l++) {
+                double gd = dy[j + l];
+                a1[l] += gd;
+                a2[l] += gd * ((x[j + l] - mean) * rstd);
+            }
+    }
+    double t1 = 0.0, t2 = 0.0;
+    for (int l = 0; l < LANES; l++) {
+        t1 += a1[l];
+        t2 += a2[l];
+    }
+    for (; j < n; j++) {
+        double gd = (double)dy[j] * (g ? g[j] : 1.0f);
+        t1 += gd;
+        t2 += gd * ((x[j] - mean) * rstd);
+    }
+    *s1 = t1;
+    *s2 = t2;
+}
+
+/* mean and 1/sqrt(var + eps) of one row (RMS: mean 0, var = mean(x^2)). */
+static void row_stats(const float *restrict x, int64_t n, int rms, double eps,
+                      float *mean, float *rstd)
+{
+    double m = (!rms && n) ? sum_row(x, n) / (double)n : 0.0;
+    double v = n ? sumsq_dev_row(x, n, m) / (double)n : 0.0;
+    *mean = (float)m;
+    *rstd = (float)(1.0 / sqrt(v + eps));
+}
+
+static void row_apply(const float *restrict x, int64_t n, float mean, float rstd,
+                      const float *restrict g, const float *restrict b, float *restrict y)
+{
+    if (g && b) {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd * g[j] + b[j];
+    } else if (g) {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd * g[j];
+    } else if (b) {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd + b[j];
+    } else {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (x[j] - mean) * rstd;
+    }
+}
+
+static tfl_status fwd(const tfl_norm_op *op)
+{
+    const int64_t M = op->rows, N = op->cols;
+    const float *x = op->x, *g = op->gamma, *b = op->rms ? NULL : op->beta;
+    float *y = op->y;
+    for (int64_t i = 0; i < M; i++) {
+        const float *xr = x + i * N;
+        float mean, rstd;
+        if (op->kind == TFL_NORM_FWD_APPLY) {
+            mean = op->rms ? 0.f : op->mean[i];
+            rstd = op->rstd[i];
+        } else {
+            row_stats(xr, N, op->rms, op->eps, &mean, &rstd);
+            if (!op->rms)
+                op->mean[i] = mean;
+            op->rstd[i] = rstd;
+        }
+        if (op->kind != TFL_NORM_FWD_STATS)
+            row_apply(xr, N, mean, rstd, g, b, y + i * N);
+    }
+    return TFL_OK;
+}
+
+/* dx = rstd/N * (N*g*dy - xhat * sum(g*dy*xhat) - sum(g*dy)), xhat =
+ * (x - mean) * rstd; RMS drops the last sum (no mean to differentiate). */
+static tfl_status bwd_input(const tfl_norm_op *op)
+{
+    const int64_t M = op->rows, N = op->cols;
+    const float *dy = op->dy, *x = op->x, *g = op->gamma;
+    float *dx = op->dx;
+    for (int64_t i = 0; i < M; i++) {
+        const float *xr = x + i * N, *dyr = dy + i * N;
+        float *dxr = dx + i * N;
+        const double mean = op->rms ? 0.0 : op->mean[i], rstd = op->rstd[i];
+        double s1, s2;
+        bwd_sums(dyr, xr, g, N, mean, rstd, &s1, &s2);
+        if (op->rms)
+            s1 = 0.0;
+        const double scale = rstd / (double)N, fn = (double)N;
+        if (g) {
+            for (int64_t j = 0; j < N; j++) {
+                double xh = (xr[j] - mean) * rstd;
+                dxr[j] = (float)(scale * (fn * ((double)dyr[j] * g[j]) - xh * s2 - s1));
+            }
+        } else {
+            for (int64_t j = 0; j < N; j++) {
+                double xh = (xr[j] - mean) * rstd;
+                dxr[j] = (float)(scale * (fn * dyr[j] - xh * s2 - s1));
+            }
+        }
+    }
+    return TFL_OK;
+}
+
+static tfl_status bwd_params(const tfl_norm_op *op)
+{
+    const int64_t M = op->rows, N = op->cols;
+    const int64_t tiles = op->tile_count, parts = op->tile_parts, tr = op->tile_rows;
+    if (tiles < 1 || parts < 1 || tr < parts || tr % parts)
+        return TFL_ERR_INVALID;
+    const int64_t nparts = tiles * parts, rows_per_part = tr / parts;
+    float *dg = op->dgamma, *db = op->rms ? NULL : op->dbeta;
+    double *acc = calloc((size_t)(2 * nparts * N) + 1, sizeof(double));
+    if (!acc)
+        return TFL_ERR_NOMEM;
+    double *ag = acc, *ab = acc + nparts * N;
+    const float *dy = op->dy, *x = op->x;
+    for (int64_t m = 0; m < M; m++) {
+        int64_t p = ((m / tr) % tiles) * parts + (m % tr) / rows_per_part;
+        const float *dyr = dy + m * N, *xr = x + m * N;
+        const double mean = op->rms ? 0.0 : op->mean[m], rstd = op->rstd[m];
+        double *agp = ag + p * N, *abp = ab + p * N;
+        if (dg) {
+            for (int64_t j = 0; j < N; j++)
+                agp[j] += (double)dyr[j] * ((xr[j] - mean) * rstd);
+        }
+        if (db) {
+            for (int64_t j = 0; j < N; j++)
+                abp[j] += dyr[j];
+        }
+    }
+    for (int64_t k = 0; k < nparts * N; k++) {
+        if (dg)
+            dg[k] = (float)ag[k];
+        if (db)
+            db[k] = (float)ab[k];
+    }
+    free(acc);
+    return TFL_OK;
 }
 
 tfl_status host_norm(const tfl_norm_op *op)
 {
-    (void)op;
+    if (!host_norm_supported(op) || op->rows < 0 || op->cols < 0)
+        return TFL_ERR_INVALID;
+    switch (op->kind) {
+    case TFL_NORM_FWD:
+    case TFL_NORM_FWD_STATS:
+    case TFL_NORM_FWD_APPLY:
+        return fwd(op);
+    case TFL_NORM_BWD_INPUT:
+        return bwd_input(op);
+    case TFL_NORM_BWD_PARAMS:
+        return bwd_params(op);
+    }
     return TFL_ERR_UNSUPPORTED;
 }

@@ -56,10 +56,18 @@ void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
                               size_t size, int constant, int global)
 {
     (void)deviceAddress; (void)ext; (void)global;
-    /* The host side reaches a managed variable through *hostVarPtrAddress;
-     * it is set when the module's storage exists (first symbol use). */
+    /* Host code reaches a managed variable through *hostVarPtrAddress, at
+     * any time, even before its first CUDA call: so this module's storage
+     * is made now (managed variables are rare; other modules stay lazy).
+     * Device memory is host memory on the host backend. */
     tfl_rt_var_register((tfl_module *)fatCubinHandle, hostVarPtrAddress, deviceName,
                         size, constant, 1);
+    void *addr = NULL;
+    if (tfl_rt_var_by_host(hostVarPtrAddress, &addr, NULL) == TFL_OK && addr)
+        *hostVarPtrAddress = addr;
+    else
+        tfl_error("managed variable %s has no storage; host accesses to it will fail",
+                  deviceName);
 }
 
 char __cudaInitModule(void **fatCubinHandle)

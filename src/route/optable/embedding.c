@@ -1,18 +1,86 @@
 /*
- * embedding.c - the "embedding" kernel family of the semantic op table.
+ * embedding.c - the "embedding" kernel family of the semantic op table:
+ * PyTorch's dense embedding backward (Embedding.cu), float32.
  *
- * Not mapped yet: match() claims nothing, so these kernels run from PTX in
- * the host executor where the binary has PTX.
+ *   embedding_backward_feature_kernel<float, float, index_t>(
+ *       const index_t *indices, const float *grad, float *grad_weight,
+ *       int n, int64 stride, int padding_idx)
+ * adds grad row i into grad_weight row indices[i] (rows of `stride`
+ * floats) unless it is padding_idx; grad_weight was zeroed before.  It is
+ * what embedding_dense_backward launches for up to 3072 indices without
+ * scale_grad_by_freq.  The sort-based path for more indices (cub radix
+ * sort + compute_grad_weight + sum_and_scatter) is not mapped.
+ * The lookup (forward) is an index kernel (index.c).
  */
+#include <stdio.h>
+#include <string.h>
+
+#include "mem/mem.h"
+#include "route/dispatch.h"
 #include "route/optable.h"
 
-static int match(const char *mangled, void **cookie)
+/* cookie: the index dtype */
+static int match(const char *m, void **cookie)
 {
-    (void)mangled; (void)cookie;
-    return 0;
+    const char *p = strstr(m, "33embedding_backward_feature_kernelIff");
+    if (!p)
+        return 0;
+    p += strlen("33embedding_backward_feature_kernelIff");
+    if ((p[0] != 'i' && p[0] != 'l') || p[1] != 'E')
+        return 0;
+    *cookie = (void *)(uintptr_t)(p[0] == 'l' ? TFL_DT_I64 : TFL_DT_I32);
+    return 1;
+}
+
+static const char *op_name(void *cookie)
+{
+    (void)cookie;
+    return "embedding_backward";
+}
+
+#define ARG(c, i, T) (*(T *)(c)->args[i])
+
+static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
+{
+    tfl_op op = { .kind = TFL_OP_EMBEDDING, .name = "embedding_backward" };
+    tfl_embedding_op *e = &op.u.embedding;
+    e->kind = TFL_EMBEDDING_BWD_DENSE;
+    e->dtype = TFL_DT_F32;
+    e->index_dtype = (tfl_dtype)(uintptr_t)cookie;
+    e->indices = ARG(c, 0, const void *);
+    e->grad = ARG(c, 1, const void *);
+    e->grad_weight = ARG(c, 2, void *);
+    e->n = ARG(c, 3, int32_t);
+    e->row_len = ARG(c, 4, int64_t);
+    e->padding_idx = ARG(c, 5, int32_t);
+    if (e->n < 0 || e->row_len < 0) {
+        snprintf(err, errlen, "embedding backward: bad sizes n=%lld stride=%lld",
+                 (long long)e->n, (long long)e->row_len);
+        return TFL_ERR_INVALID;
+    }
+    if (e->n == 0 || e->row_len == 0)
+        return TFL_OK;
+    const int64_t isz = e->index_dtype == TFL_DT_I64 ? 8 : 4, row = e->row_len * 4;
+    tfl_alloc_info gw;
+    if (!tfl_mem_check_range(e->indices, (size_t)(e->n * isz), NULL) ||
+        !tfl_mem_check_range(e->grad, (size_t)(e->n * row), NULL) ||
+        !tfl_mem_lookup(e->grad_weight, &gw)) {
+        snprintf(err, errlen, "embedding backward: an operand is not in device memory");
+        return TFL_ERR_DEVICE;
+    }
+    /* The kernel is not told the weight's row count: the rows the
+     * allocation holds bound it (an index past them would fault). */
+    e->weight_rows = (int64_t)(((const char *)gw.base + gw.size -
+                                (const char *)e->grad_weight) / row);
+    tfl_status st = tfl_route_op(&op, c->stream);
+    if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "embedding backward failed (%d)", (int)st);
+    return st;
 }
 
 const tfl_kfamily tfl_kfamily_embedding = {
     .name = "embedding",
     .match = match,
+    .run = run,
+    .op_name = op_name,
 };

@@ -1,18 +1,118 @@
 /*
- * index.c - the "index" kernel family of the semantic op table.
+ * index.c - the "index" kernel family of the semantic op table: PyTorch's
+ * index_select / index_add / row gather, cat, gather / scatter, advanced
+ * indexing and arange / linspace kernels.  Elements move as bytes, so
+ * every element type is handled where no arithmetic is done.
  *
- * Not mapped yet: match() claims nothing, so these kernels run from PTX in
- * the host executor where the binary has PTX.
+ * This file recognises the kernels and routes the decoded op; one file
+ * per kernel group decodes (index_select.c, index_cat.c, index_scatter.c,
+ * index_advanced.c, index_range.c, index_triangle.c) with the PyTorch ABI readers in
+ * index_abi.c.  Parameter layouts are the 2.11 sm_80 cubins'
+ * (docs/kernel-families.md); lambda capture layouts were read off 2.11
+ * launches and are cross-checked against the cubin parameter sizes in the
+ * decoder comments.
  */
-#include "route/optable.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static int match(const char *mangled, void **cookie)
+#include "mem/mem.h"
+#include "route/dispatch.h"
+#include "route/optable/index_internal.h"
+
+static int match(const char *m, void **cookie)
 {
-    (void)mangled; (void)cookie;
-    return 0;
+    index_kernel k = { 0 };
+    const char *p;
+    if ((p = strstr(m, "24vectorized_gather_kernelILi"))) {
+        int align, n = 0;
+        char it;
+        if (sscanf(p, "24vectorized_gather_kernelILi%dE%c%n", &align, &it, &n) != 2 ||
+            (it != 'i' && it != 'l'))
+            return 0;
+        k.kind = K_GATHER;
+        k.index_dtype = it == 'l' ? TFL_DT_I64 : TFL_DT_I32;
+        k.elem_size = 1;
+    } else if (!idx_match_select(m, &k) && !idx_match_cat(m, &k) && !idx_match_scatter_gather(m, &k) &&
+               !idx_match_advanced(m, &k) && !idx_match_range(m, &k) &&
+               !idx_match_triangle(m, &k)) {
+        return 0;
+    }
+    index_kernel *c = malloc(sizeof *c);
+    if (!c)
+        return 0;
+    *c = k;
+    *cookie = c;
+    return 1;
+}
+
+static const char *op_name(void *cookie)
+{
+    const index_kernel *k = cookie;
+    switch (k->kind) {
+    case K_GATHER: return "index_select_rows";
+    case K_CAT:    return "cat";
+    case K_ADD_SMALL:
+    case K_ADD_LARGE: return "index_add";
+    case K_SCATTER_GATHER:
+        if (k->fill)
+            return "scatter_value";
+        return k->scatter ? (k->reduce == TFL_INDEX_ADD ? "scatter_add" : "scatter") : "gather";
+    case K_ADVANCED: return k->put ? "index_put" : "index";
+    case K_ARANGE:   return "arange";
+    case K_LINSPACE: return "linspace";
+    case K_TRIANGLE: return k->upper ? "triu" : "tril";
+    default:       return "index_select";
+    }
+}
+
+static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
+{
+    const index_kernel *k = cookie;
+    tfl_op op = { .kind = TFL_OP_INDEX, .name = op_name(cookie) };
+    tfl_index_cat_input ins[128];
+    tfl_status st;
+    int route = 0;   /* set by a decoder when op is ready to run */
+    switch (k->kind) {
+    case K_GATHER:
+        st = idx_run_gather(c, k, &op, &route, err, errlen);
+        break;
+    case K_SELECT_SMALL:
+    case K_SELECT_LARGE:
+    case K_ADD_SMALL:
+    case K_ADD_LARGE:
+        st = idx_run_select(c, k, &op, &route, err, errlen);
+        break;
+    case K_CAT:
+        st = idx_run_cat(c, k, &op, ins, &route, err, errlen);
+        break;
+    case K_SCATTER_GATHER:
+        st = idx_run_scatter_gather(c, k, &op, &route, err, errlen);
+        break;
+    case K_ADVANCED:
+        st = idx_run_advanced(c, k, &op, &route, err, errlen);
+        break;
+    case K_ARANGE:
+    case K_LINSPACE:
+        st = idx_run_range(c, k, &op, &route, err, errlen);
+        break;
+    case K_TRIANGLE:
+        st = idx_run_triangle(c, k, &op, &route, err, errlen);
+        break;
+    default:
+        return TFL_ERR_UNSUPPORTED;
+    }
+    if (st != TFL_OK || !route)
+        return st;   /* refused, failed, or nothing to do */
+    st = tfl_route_op(&op, c->stream);
+    if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "%s failed (%d)", op.name, (int)st);
+    return st;
 }
 
 const tfl_kfamily tfl_kfamily_index = {
     .name = "index",
     .match = match,
+    .run = run,
+    .op_name = op_name,
 };

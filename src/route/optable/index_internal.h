@@ -1,0 +1,70 @@
+/*
+ * index_internal.h - what the "index" family's decoder files share: the
+ * per-kernel cookie, the parsed kernel kinds and the PyTorch-ABI readers
+ * (mangled types, TensorInfo, OffsetCalculator) and range checks.
+ * Private to src/route/optable/index*.c.
+ */
+#ifndef TFL_OPTABLE_INDEX_INTERNAL_H
+#define TFL_OPTABLE_INDEX_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "route/optable.h"
+
+enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_ADD_SMALL, K_ADD_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
+       K_ARANGE, K_LINSPACE, K_TRIANGLE };
+enum { CAT_PLAIN = 0, CAT_VECTORIZED = 1 };
+
+typedef struct index_kernel {
+    int kind;
+    size_t elem_size;
+    tfl_dtype index_dtype;
+    int wide;                    /* IndexType is 64-bit */
+    /* cat */
+    int dims, batch, stride_size, variant, alignment, elems_per_vec;
+    /* scatter/gather, advanced indexing, ranges */
+    int scatter, put, fill, upper;
+    tfl_index_reduce reduce;
+    tfl_dtype dtype;
+} index_kernel;
+
+#define ARG(c, i, T) (*(T *)(c)->args[i])
+
+
+/* --- index_abi.c: PyTorch ABI readers and range checks */
+size_t idx_mangled_size(const char **p);
+tfl_dtype idx_letter_dtype(char c);
+int64_t idx_span_bytes(int ndim, const int64_t *sizes, const int64_t *strides, size_t es);
+int idx_range_ok(const void *p, int64_t bytes);
+int idx_read_tinfo(const tfl_kcall *c, int i, int wide, tfl_index_tensor *t);
+int idx_read_offcalc(const unsigned char *b, int nargs, tfl_index_iter *it);
+int64_t idx_iter_count(const tfl_index_iter *it);
+int64_t idx_iter_span(const tfl_index_iter *it, int a, int64_t elem);
+
+/* --- one file per kernel group: match() fills k and returns 1 if the
+ * name is theirs; run() decodes a launch into op and sets *route when op
+ * is ready to go to the backend (TFL_OK without *route: nothing to do). */
+int idx_match_select(const char *m, index_kernel *k);        /* index_select.c */
+tfl_status idx_run_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                          int *route, char *err, size_t errlen);
+tfl_status idx_run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                          int *route, char *err, size_t errlen);
+int idx_match_cat(const char *m, index_kernel *k);           /* index_cat.c */
+tfl_status idx_run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                       tfl_index_cat_input *ins, int *route, char *err, size_t errlen);
+int idx_match_scatter_gather(const char *m, index_kernel *k); /* index_scatter.c */
+tfl_status idx_run_scatter_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                                  int *route, char *err, size_t errlen);
+int idx_match_advanced(const char *m, index_kernel *k);      /* index_advanced.c */
+tfl_status idx_run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                            int *route, char *err, size_t errlen);
+int idx_match_range(const char *m, index_kernel *k);         /* index_range.c */
+tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                         int *route, char *err, size_t errlen);
+
+int idx_match_triangle(const char *m, index_kernel *k);      /* index_triangle.c */
+tfl_status idx_run_triangle(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                            int *route, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * index_triangle.c - torch.triu / torch.tril (causal masks):
+ *   triu_tril_kernel<T, IndexType, upper, elements_per_thread, inplace>(
+ *       TensorInfo<T, IndexType> result, TensorInfo<const T, IndexType> self,
+ *       int64 k, int64 N_padded, IndexType last_dim_padded)
+ * keeps self where column - row >= k (upper) or <= k (lower) over the last
+ * two dims and writes zero elsewhere.  IndexType is int or int64 here
+ * (TensorInfo 216 / 416 bytes, read as for the unsigned kinds).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "route/optable/index_internal.h"
+
+int idx_match_triangle(const char *m, index_kernel *k)
+{
+    const char *key = "16triu_tril_kernelI";
+    const char *p = strstr(m, key);
+    if (!p)
+        return 0;
+    p += strlen(key);
+    k->elem_size = idx_mangled_size(&p);
+    if (!k->elem_size || (*p != 'i' && *p != 'l'))
+        return 0;
+    k->wide = *p == 'l';
+    p++;
+    int upper, ept, inplace, n = 0;
+    if (sscanf(p, "Lb%dELi%dELb%dE%n", &upper, &ept, &inplace, &n) != 3 || n == 0)
+        return 0;
+    k->upper = upper;
+    k->kind = K_TRIANGLE;
+    return 1;
+}
+
+tfl_status idx_run_triangle(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                            int *route, char *err, size_t errlen)
+{
+    tfl_index_op *x = &op->u.index;
+    x->kind = TFL_INDEX_TRIANGLE;
+    x->elem_size = k->elem_size;
+    tfl_index_tensor *d = &x->u.triangle.dst, *s = &x->u.triangle.src;
+    if (!idx_read_tinfo(c, 0, k->wide, d) || !idx_read_tinfo(c, 1, k->wide, s) || d->ndim < 2 ||
+        s->ndim != d->ndim)
+        return TFL_ERR_UNSUPPORTED;
+    for (int i = 0; i < d->ndim; i++)
+        if (d->sizes[i] != s->sizes[i])
+            return TFL_ERR_UNSUPPORTED;
+    x->u.triangle.upper = k->upper;
+    x->u.triangle.diagonal = *(int64_t *)c->args[2];
+    const size_t es = k->elem_size;
+    if (!idx_range_ok(d->data, idx_span_bytes(d->ndim, d->sizes, d->strides, es)) ||
+        !idx_range_ok(s->data, idx_span_bytes(s->ndim, s->sizes, s->strides, es))) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
+        return TFL_ERR_DEVICE;
+    }
+    *route = 1;
+    return TFL_OK;
+}

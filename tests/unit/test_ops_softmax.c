@@ -1,0 +1,138 @@
+/*
+ * test_ops_softmax.c - the host's native softmax op against the textbook
+ * formulas evaluated in double here: last-dim rows with a row stride,
+ * inner > 1 (the spatial case), log and plain, forward and backward.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "torchfl/backend.h"
+#include "backends/host/host_ops.h"
+#include "route/optable.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+    if (!(cond)) { \
+        failures++; \
+        fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+        fprintf(stderr, __VA_ARGS__); \
+        fputc('\n', stderr); \
+    } } while (0)
+
+enum { O = 4, D = 29, I = 3, PAD = 5 };
+
+/* reference for element (o, d, i) of a [O, D, I] array with row stride rs */
+static double ref_fwd(const float *x, int o, int d, int i, int inner, int rs, int is_log)
+{
+    double m = -INFINITY, s = 0;
+    for (int k = 0; k < D; k++)
+        m = fmax(m, x[o * rs + k * inner + i]);
+    for (int k = 0; k < D; k++)
+        s += exp(x[o * rs + k * inner + i] - m);
+    double v = x[o * rs + d * inner + i] - m;
+    return is_log ? v - log(s) : exp(v) / s;
+}
+
+static double ref_bwd(const float *y, const float *g, int o, int d, int i, int inner, int rs, int is_log)
+{
+    /* g is dL/dy; the op's grad operand is dL/dy * y for softmax */
+    double s = 0;
+    for (int k = 0; k < D; k++) {
+        int e = o * rs + k * inner + i;
+        s += is_log ? g[e] : (double)g[e] * y[e];
+    }
+    int e = o * rs + d * inner + i;
+    return is_log ? g[e] - exp(y[e]) * s : y[e] * (g[e] - s);
+}
+
+static void run_case(int inner, int rs, int is_log)
+{
+    static float x[O * (D * I + PAD)], y[O * (D * I + PAD)], g[O * (D * I + PAD)], gi[O * (D * I + PAD)];
+    static float gy[O * (D * I + PAD)];
+    srand(11 + inner + is_log);
+    for (size_t k = 0; k < sizeof x / sizeof x[0]; k++) {
+        x[k] = (float)rand() / RAND_MAX * 10 - 5;
+        g[k] = (float)rand() / RAND_MAX * 2 - 1;
+    }
+    tfl_softmax_op op;
+    memset(&op, 0, sizeof op);
+    op.log = is_log;
+    op.in_dtype = op.out_dtype = TFL_DT_F32;
+    op.in = x;
+    op.out = y;
+    op.outer = O; op.dim = D; op.inner = inner; op.outer_stride = rs;
+    CHECK(host_softmax(&op) == TFL_OK, "forward");
+    for (int o = 0; o < O; o++)
+        for (int d = 0; d < D; d++)
+            for (int i = 0; i < inner; i++) {
+                double want = ref_fwd(x, o, d, i, inner, rs, is_log);
+                float got = y[o * rs + d * inner + i];
+                CHECK(fabs(got - want) <= 1e-5 * (1 + fabs(want)), "fwd log=%d inner=%d (%d,%d,%d): %g vs %g",
+                      is_log, inner, o, d, i, got, want);
+            }
+    op.backward = 1;
+    op.in = y;
+    for (size_t k = 0; k < sizeof x / sizeof x[0]; k++)
+        gy[k] = is_log ? g[k] : g[k] * y[k];
+    op.grad = gy;
+    op.out = gi;
+    CHECK(host_softmax(&op) == TFL_OK, "backward");
+    for (int o = 0; o < O; o++)
+        for (int d = 0; d < D; d++)
+            for (int i = 0; i < inner; i++) {
+                double want = ref_bwd(y, g, o, d, i, inner, rs, is_log);
+                float got = gi[o * rs + d * inner + i];
+                CHECK(fabs(got - want) <= 1e-5 * (1 + fabs(want)), "bwd log=%d inner=%d (%d,%d,%d): %g vs %g",
+                      is_log, inner, o, d, i, got, want);
+            }
+}
+
+/* Synthesized launches: names are parsed (masked softmax not claimed),
+ * operands outside device memory give TFL_ERR_DEVICE. */
+static void test_decoder(void)
+{
+    const char *fwd = "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi4ELb1ELb0EEEvPT0_PKT_iiiPKbib";
+    const char *masked = "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi4ELb0ELb1EEEvPT0_PKT_iiiPKbib";
+    const char *spatial = "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6327cunn_SpatialSoftMaxBackwardIfffNS1_26LogSoftMaxBackwardEpilogueEEEvPT_PKT1_S8_jjj";
+    void *c = NULL, *c2 = NULL;
+    CHECK(tfl_kfamily_softmax.match(fwd, &c) == 1, "warp forward");
+    CHECK(!strcmp(tfl_kfamily_softmax.op_name(c), "log_softmax_fwd"), "name %s", tfl_kfamily_softmax.op_name(c));
+    CHECK(tfl_kfamily_softmax.match(masked, &c2) == 0, "masked claimed");
+    CHECK(tfl_kfamily_softmax.match(spatial, &c2) == 1, "spatial backward");
+    CHECK(!strcmp(tfl_kfamily_softmax.op_name(c2), "log_softmax_bwd"), "name %s", tfl_kfamily_softmax.op_name(c2));
+    void *dst = (void *)0x10000, *src = (void *)0x20000, *mask = NULL;
+    int32_t batch = 3, stride = 10, count = 10, chunk = -1;
+    uint8_t tm = 0;
+    void *args[8] = {&dst, &src, &batch, &stride, &count, &mask, &chunk, &tm};
+    tfl_kcall call = {.name = fwd, .grid = {1, 1, 1}, .block = {32, 4, 1}, .args = args};
+    char err[256] = "";
+    CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_DEVICE, "bogus pointers: %s", err);
+    stride = 5;                                 /* rows overlap */
+    CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_INVALID, "overlap: %s", err);
+}
+
+int main(void)
+{
+    test_decoder();
+    for (int is_log = 0; is_log < 2; is_log++) {
+        run_case(1, D, is_log);        /* contiguous rows            */
+        run_case(1, D + PAD, is_log);  /* rows with a stride          */
+        run_case(I, D * I, is_log);    /* spatial: inner > 1          */
+    }
+    tfl_softmax_op bad;
+    memset(&bad, 0, sizeof bad);
+    bad.in_dtype = bad.out_dtype = TFL_DT_F32;
+    bad.outer = 2; bad.dim = 4; bad.inner = 1; bad.outer_stride = 3;   /* rows overlap */
+    CHECK(host_softmax(&bad) == TFL_ERR_UNSUPPORTED, "overlapping rows accepted");
+    bad.outer_stride = 4;
+    CHECK(host_softmax(&bad) == TFL_ERR_INVALID, "NULL operands accepted");
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_ops_softmax: ok\n");
+    return 0;
+}
