@@ -15,6 +15,8 @@
 
 int host_foreach_supported(const tfl_foreach_op *op)
 {
+    if (op && op->kind == TFL_FOREACH_UPDATE_SCALE)
+        return op->scale && op->growth_tracker && op->found_inf;
     if (!op || op->dtype != TFL_DT_F32 || op->chunk_size <= 0)
         return 0;
     if (op->depth < 1 || op->depth > TFL_FOREACH_MAX_LISTS ||
@@ -44,6 +46,8 @@ int host_foreach_supported(const tfl_foreach_op *op)
         return op->depth == (op->amsgrad ? 5 : 4);
     case TFL_FOREACH_SGD:
         return op->depth == 2 || op->depth == 3;
+    case TFL_FOREACH_UNSCALE:
+        return op->depth == 1 && op->found_inf_out && op->inv_scale;
     default:
         return 0;
     }
@@ -165,6 +169,18 @@ static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
     case TFL_FOREACH_LERP_LIST:
         for (i = 0; i < n; i++) out[i] = lerpf_pt(x0[i], x1[i], x2[i]);
         break;
+    case TFL_FOREACH_UNSCALE: {
+        const float inv = *op->inv_scale;
+        int bad = 0;
+        for (i = 0; i < n; i++) {
+            float v = x0[i];
+            bad |= !isfinite(v);
+            out[i] = inv == 1.0f ? v : v * inv;
+        }
+        if (bad)
+            *op->found_inf_out = 1.0f;
+        break;
+    }
     case TFL_FOREACH_NORM_PARTIAL: {
         double acc = 0.0;
         if (op->norm == TFL_FOREACH_NORM_L2)
@@ -286,10 +302,33 @@ static void norm_finish(const tfl_foreach_op *op)
     }
 }
 
+/* amp_update_scale_cuda_kernel, one thread. */
+static void update_scale(const tfl_foreach_op *op)
+{
+    if (*op->found_inf != 0.0f) {
+        *op->scale = (float)((double)*op->scale * op->backoff_factor);
+        *op->growth_tracker = 0;
+        return;
+    }
+    int32_t successful = *op->growth_tracker + 1;
+    if (successful == op->growth_interval) {
+        float grown = (float)((double)*op->scale * op->growth_factor);
+        if (isfinite(grown))
+            *op->scale = grown;
+        *op->growth_tracker = 0;
+    } else {
+        *op->growth_tracker = successful;
+    }
+}
+
 tfl_status host_foreach(const tfl_foreach_op *op)
 {
     if (!host_foreach_supported(op))
         return TFL_ERR_UNSUPPORTED;
+    if (op->kind == TFL_FOREACH_UPDATE_SCALE) {
+        update_scale(op);
+        return TFL_OK;
+    }
     if (op->kind == TFL_FOREACH_NORM_FINISH) {
         norm_finish(op);
         return TFL_OK;
