@@ -173,7 +173,10 @@ def test_half_accumulates_in_float(cuda, dtype):
     for f, ref in ((lambda t: t.sum(1), lambda t: t.sum(1)),
                    (lambda t: t.mean(), lambda t: t.mean()),
                    (lambda t: t.norm(dim=1), lambda t: t.norm(dim=1)),
-                   (lambda t: t.sum(0, dtype=torch.float32), lambda t: t.sum(0))):
+                   (lambda t: t.sum(0, dtype=torch.float32), lambda t: t.sum(0)),
+                   (lambda t: t.var(1), lambda t: t.var(1)),
+                   (lambda t: t.std(), lambda t: t.std()),
+                   (lambda t: torch.logsumexp(t, 1), lambda t: torch.logsumexp(t, 1))):
         got = f(x.to(cuda)).cpu()
         want = ref(xd).to(got.dtype)
         # one rounding of the float-accumulated result to the output type
