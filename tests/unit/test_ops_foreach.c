@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures;
 
@@ -204,11 +205,64 @@ static void test_norm(void)
     free(x);
 }
 
+/* The decoder: names, and launches with bad metadata refused cleanly. */
+static void test_decoder(void)
+{
+    static const char add_list[] =
+        "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_T0_DpT1_";
+    static const char half_add_list[] =
+        "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIN3c104HalfELi2ELi2ELi0EEEJNS0_7maximumIfEEfEEEvT_T0_DpT1_";
+    static const char fused_adam[] =
+        "_ZN2at6native51_GLOBAL__N__f7f2fd5f_18_fused_adam_impl_cu_454205f325multi_tensor_apply_kernelINS1_32FusedOptimizerTensorListMetadataILi4EEENS1_20FusedAdamMathFunctorIfLi4ELNS0_9ADAM_MODEE0ELb0EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_";
+    static const char cleanup[] =
+        "_ZN2at6native14lpnorm_cleanupIfLNS0_8NormTypeE1EfLb1EfEEvPKT3_NS0_19TensorListAddressesEi";
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_foreach.match(add_list, &cookie) == 1, "add list");
+    CHECK(tfl_kfamily_foreach.match(fused_adam, &cookie) == 1, "fused adam");
+    CHECK(tfl_kfamily_foreach.match(cleanup, &cookie) == 1, "lpnorm_cleanup");
+    CHECK(tfl_kfamily_foreach.match(half_add_list, &cookie) == 0, "half claimed");
+
+    /* TensorListMetadata<2>: addresses[2][64], numel[64], b2t[320], b2c[320] */
+    static unsigned char meta[3144];
+    memset(meta, 0, sizeof meta);
+    uintptr_t bogus = 0x3000;
+    int64_t numel = 100;
+    memcpy(meta, &bogus, 8);                  /* list 0, tensor 0 */
+    memcpy(meta + 64 * 8, &bogus, 8);         /* list 1, tensor 0 */
+    memcpy(meta + 2 * 64 * 8, &numel, 8);
+    unsigned char functor = 0, opfn = 0;
+    float alpha = 1.0f;
+    void *args[4] = { meta, &functor, &opfn, &alpha };
+    tfl_kcall call = { .name = add_list, .grid = { 1, 1, 1 }, .block = { 512, 1, 1 },
+                       .args = args };
+    char err[256] = "";
+    tfl_kfamily_foreach.match(add_list, &cookie);
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "bogus tensor list accepted: %s", err);
+    /* a block naming chunk 5 of a 100-element tensor */
+    int32_t chunk = 5;
+    memcpy(meta + 3 * 64 * 8 + 320, &chunk, 4);
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID,
+          "chunk beyond the tensor accepted: %s", err);
+    /* a block naming tensor 200 (only 64 fit) */
+    chunk = 0;
+    memcpy(meta + 3 * 64 * 8 + 320, &chunk, 4);
+    meta[3 * 64 * 8] = 200;
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID,
+          "tensor index beyond the metadata accepted: %s", err);
+    /* more blocks than the metadata holds */
+    meta[3 * 64 * 8] = 0;
+    call.grid[0] = 321;
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+          "321 blocks accepted");
+}
+
 int main(void)
 {
     test_chunk_subsets();
     test_kinds();
     test_norm();
+    test_decoder();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

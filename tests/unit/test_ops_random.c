@@ -13,6 +13,7 @@
 
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_random_philox.h"
+#include "route/optable.h"
 
 static int failures;
 
@@ -314,12 +315,87 @@ static void test_dropout(void)
     free(x); free(y); free(y2); free(m); free(m2);
 }
 
+/* The decoder: which kernel names it claims, and bad launches refused
+ * with an error instead of a crash (pointers outside device memory). */
+static void test_decoder(void)
+{
+    static const char *claimed[] = {
+        /* torch.rand (float, trivial 1-d) */
+        "_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIffPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIff6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESF_SG_",
+        /* F.dropout, vectorised */
+        "_ZN2at6native43_GLOBAL__N__50f1b6c4_10_Dropout_cu_0e96ed3824fused_dropout_kernel_vecIffjLi1ELi4EbEEvNS_4cuda6detail10TensorInfoIKT_T1_EENS5_IS6_S8_EENS5_IT4_S8_EES8_T0_NS_15PhiloxCudaStateE",
+    };
+    static const char *refused[] = {
+        /* half normal_: not mapped */
+        "_ZN2at6native54_GLOBAL__N__d8ceb000_21_DistributionNormal_cu_0c5b6e8543distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda20normal_and_transformIN3c104HalfEfPNS_17CUDAGeneratorImplEZZZNS4_13normal_kernelIS9_EEvRKNS_10TensorBaseEddT_ENKUlvE_clEvENKUlvE1_clEvEUlfE_EEvRNS_18TensorIteratorBaseET1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIS7_f6float4S9_SO_SH_EEvSJ_SL_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESK_SL_",
+        "_Z11clascl_fulliifP6float2i",
+    };
+    void *cookie = NULL;
+    for (size_t i = 0; i < sizeof claimed / sizeof claimed[0]; i++)
+        CHECK(tfl_kfamily_random.match(claimed[i], &cookie) == 1, "claimed %zu", i);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        CHECK(tfl_kfamily_random.match(refused[i], &cookie) == 0, "refused %zu", i);
+
+    /* uniform with an output pointer that is no device memory */
+    {
+        tfl_kfamily_random.match(claimed[0], &cookie);
+        int64_t numel = 1000;
+        unsigned char philox[32] = { 0 };
+        unsigned char dist = 0;
+        unsigned char lam[24] = { 0 };
+        uintptr_t bogus = 0x1000;
+        int32_t stride = 4;
+        float range = 1, from = 0, to = 1;
+        memcpy(lam, &bogus, 8);
+        memcpy(lam + 8, &stride, 4);
+        memcpy(lam + 12, &range, 4);
+        memcpy(lam + 16, &from, 4);
+        memcpy(lam + 20, &to, 4);
+        void *args[4] = { &numel, philox, &dist, lam };
+        tfl_kcall call = { .name = claimed[0], .grid = { 4, 1, 1 }, .block = { 256, 1, 1 },
+                           .args = args };
+        char err[256] = "";
+        CHECK(tfl_kfamily_random.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+              "bogus output accepted: %s", err);
+        CHECK(strstr(err, "random") != NULL, "error text: %s", err);
+        /* captured state whose seed/offset pointers are bogus */
+        philox[24] = 1;
+        memcpy(philox, &bogus, 8);
+        memcpy(philox + 8, &bogus, 8);
+        err[0] = 0;
+        CHECK(tfl_kfamily_random.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+              "bogus captured philox pointers accepted: %s", err);
+        /* a 2-d launch is not what PyTorch does: refused, not guessed */
+        call.grid[1] = 2;
+        CHECK(tfl_kfamily_random.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+              "2-d grid accepted");
+    }
+    /* dropout with bogus tensors */
+    {
+        tfl_kfamily_random.match(claimed[1], &cookie);
+        unsigned char a[216] = { 0 }, b[216] = { 0 }, m[216] = { 0 }, philox[32] = { 0 };
+        uintptr_t bogus = 0x2000;
+        memcpy(a, &bogus, 8);
+        memcpy(b, &bogus, 8);
+        memcpy(m, &bogus, 8);
+        uint32_t total = 4096;
+        float p = 0.9f;
+        void *args[6] = { a, b, m, &total, &p, philox };
+        tfl_kcall call = { .name = claimed[1], .grid = { 4, 1, 1 }, .block = { 256, 1, 1 },
+                           .args = args };
+        char err[256] = "";
+        CHECK(tfl_kfamily_random.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+              "bogus dropout tensors accepted: %s", err);
+    }
+}
+
 int main(void)
 {
     test_kat();
     test_state_layout();
     test_distributions();
     test_dropout();
+    test_decoder();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

@@ -36,6 +36,12 @@ typedef enum tfl_foreach_kind {
                                  * grad_scale is set: the unscaled gradient) */
     TFL_FOREACH_SGD,            /* fused SGD step; lists: param, grad[,
                                  * momentum_buffer] (depth 2 or 3)           */
+    TFL_FOREACH_UNSCALE,        /* GradScaler: x = x * *inv_scale (unless it
+                                 * is 1); *found_inf = 1 on any inf/NaN      */
+    TFL_FOREACH_UPDATE_SCALE,   /* GradScaler's scale update (no lists):
+                                 * found_inf ? scale *= backoff, tracker = 0
+                                 * : ++tracker == interval ? scale *= growth
+                                 * (if finite), tracker = 0                  */
 } tfl_foreach_kind;
 
 typedef enum tfl_foreach_fn {
@@ -95,7 +101,8 @@ typedef struct tfl_foreach_op {
     int apply_root;             /* NORM_FINISH: sqrt for L2                 */
     void *const *finish_out;    /* NORM_FINISH: one float* per tensor       */
     int nfinish;                /* NORM_FINISH: tensors (one per block)     */
-    /* ADAM: hyper-parameters as the kernel receives them (double), lr
+    /* ADAM: hyper-parameters as the kernel receives them (double; the 2.11
+     * kernels round them to float and compute in float), lr
      * replaced by *lr_ptr when set; the step is skipped when *found_inf == 1 */
     int adamw, amsgrad, maximize;
     double lr, beta1, beta2, weight_decay, eps;
@@ -103,6 +110,13 @@ typedef struct tfl_foreach_op {
     /* SGD (with lr, weight_decay, maximize, lr_ptr, grad_scale, found_inf) */
     double momentum, dampening;
     int nesterov, is_first_step;
+    /* UNSCALE (found_inf, inv_scale) and UPDATE_SCALE (all) */
+    float *found_inf_out;
+    const float *inv_scale;
+    float *scale;
+    int32_t *growth_tracker;
+    double growth_factor, backoff_factor;
+    int growth_interval;
 } tfl_foreach_op;
 
 #endif

@@ -15,6 +15,8 @@
 
 int host_foreach_supported(const tfl_foreach_op *op)
 {
+    if (op && op->kind == TFL_FOREACH_UPDATE_SCALE)
+        return op->scale && op->growth_tracker && op->found_inf;
     if (!op || op->dtype != TFL_DT_F32 || op->chunk_size <= 0)
         return 0;
     if (op->depth < 1 || op->depth > TFL_FOREACH_MAX_LISTS ||
@@ -44,6 +46,8 @@ int host_foreach_supported(const tfl_foreach_op *op)
         return op->depth == (op->amsgrad ? 5 : 4);
     case TFL_FOREACH_SGD:
         return op->depth == 2 || op->depth == 3;
+    case TFL_FOREACH_UNSCALE:
+        return op->depth == 1 && op->found_inf_out && op->inv_scale;
     default:
         return 0;
     }
@@ -165,6 +169,18 @@ static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
     case TFL_FOREACH_LERP_LIST:
         for (i = 0; i < n; i++) out[i] = lerpf_pt(x0[i], x1[i], x2[i]);
         break;
+    case TFL_FOREACH_UNSCALE: {
+        const float inv = *op->inv_scale;
+        int bad = 0;
+        for (i = 0; i < n; i++) {
+            float v = x0[i];
+            bad |= !isfinite(v);
+            out[i] = inv == 1.0f ? v : v * inv;
+        }
+        if (bad)
+            *op->found_inf_out = 1.0f;
+        break;
+    }
     case TFL_FOREACH_NORM_PARTIAL: {
         double acc = 0.0;
         if (op->norm == TFL_FOREACH_NORM_L2)
@@ -186,9 +202,9 @@ static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
     }
 }
 
-/* One chunk of PyTorch's FusedAdamMathFunctor: float state, double
- * hyper-parameters (mixed expressions are evaluated in double and stored
- * as float, as the C++ promotes them). */
+/* One chunk of PyTorch's FusedAdamMathFunctor.  The 2.11 kernel (read from
+ * its SASS) rounds the double hyper-parameters to float and computes in
+ * float, powf for the bias corrections included. */
 static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
 {
     const tfl_foreach_tensor *T = &op->tensors[t];
@@ -197,38 +213,37 @@ static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n
     float *m = (float *)T->ptr[2] + start;
     float *v = (float *)T->ptr[3] + start;
     float *vmax = op->amsgrad ? (float *)T->ptr[4] + start : NULL;
-    const double lr = op->lr_ptr ? (double)*op->lr_ptr : op->lr;
-    const double b1 = op->beta1, b2 = op->beta2, wd = op->weight_decay, eps = op->eps;
-    const double step = (double)*T->step;
-    const double bc1 = 1.0 - pow(b1, step);
-    const double bc2_sqrt = sqrt(1.0 - pow(b2, step));
-    const float step_size = (float)(lr / bc1);
+    const float lr = op->lr_ptr ? *op->lr_ptr : (float)op->lr;
+    const float b1 = (float)op->beta1, b2 = (float)op->beta2;
+    const float wd = (float)op->weight_decay, eps = (float)op->eps;
+    const float step = *T->step;
+    const float bc1 = 1.0f - powf(b1, step);
+    const float bc2_sqrt = sqrtf(1.0f - powf(b2, step));
+    const float step_size = lr / bc1;
     for (int64_t i = 0; i < n; i++) {
         float param = p[i], grad = g[i];
         if (op->grad_scale)
-            grad = (float)((double)grad / (double)*op->grad_scale);
+            grad = grad / *op->grad_scale;
         const float grad_store = grad;
         if (op->maximize)
             grad = -grad;
-        float ea = m[i], eas = v[i];
-        if (wd != 0.0) {
+        if (wd != 0.0f) {
             if (!op->adamw)
-                grad = (float)(grad + (double)param * wd);
+                grad = fmaf(param, wd, grad);
             else
-                param = (float)(param - lr * wd * (double)param);
+                param = param - lr * wd * param;
         }
-        ea = (float)(b1 * ea + (1.0 - b1) * grad);
-        eas = (float)(b2 * eas + (1.0 - b2) * grad * grad);
+        float ea = fmaf(b1, m[i], (1.0f - b1) * grad);
+        float eas = fmaf(b2, v[i], (1.0f - b2) * grad * grad);
         float denom;
         if (vmax) {
             float mx = vmax[i] > eas ? vmax[i] : eas;
             vmax[i] = mx;
-            denom = (float)((double)sqrtf(mx) / bc2_sqrt + eps);
+            denom = sqrtf(mx) / bc2_sqrt + eps;
         } else {
-            denom = (float)((double)sqrtf(eas) / bc2_sqrt + eps);
+            denom = sqrtf(eas) / bc2_sqrt + eps;
         }
-        param -= step_size * ea / denom;
-        p[i] = param;
+        p[i] = param - step_size * ea / denom;
         if (op->grad_scale)
             g[i] = grad_store;
         m[i] = ea;
@@ -287,10 +302,33 @@ static void norm_finish(const tfl_foreach_op *op)
     }
 }
 
+/* amp_update_scale_cuda_kernel, one thread. */
+static void update_scale(const tfl_foreach_op *op)
+{
+    if (*op->found_inf != 0.0f) {
+        *op->scale = (float)((double)*op->scale * op->backoff_factor);
+        *op->growth_tracker = 0;
+        return;
+    }
+    int32_t successful = *op->growth_tracker + 1;
+    if (successful == op->growth_interval) {
+        float grown = (float)((double)*op->scale * op->growth_factor);
+        if (isfinite(grown))
+            *op->scale = grown;
+        *op->growth_tracker = 0;
+    } else {
+        *op->growth_tracker = successful;
+    }
+}
+
 tfl_status host_foreach(const tfl_foreach_op *op)
 {
     if (!host_foreach_supported(op))
         return TFL_ERR_UNSUPPORTED;
+    if (op->kind == TFL_FOREACH_UPDATE_SCALE) {
+        update_scale(op);
+        return TFL_OK;
+    }
     if (op->kind == TFL_FOREACH_NORM_FINISH) {
         norm_finish(op);
         return TFL_OK;

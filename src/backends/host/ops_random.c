@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "backends/host/ops_elementwise_fp16.h"
 #include "backends/host/ops_random_philox.h"
 
 static size_t dtype_size(tfl_dtype t)
@@ -19,6 +20,7 @@ static size_t dtype_size(tfl_dtype t)
     case TFL_DT_F32: case TFL_DT_I32: return 4;
     case TFL_DT_I64: case TFL_DT_F64: return 8;
     case TFL_DT_U8: case TFL_DT_I8: case TFL_DT_BOOL: return 1;
+    case TFL_DT_F16: case TFL_DT_BF16: return 2;
     default: return 0;
     }
 }
@@ -78,7 +80,8 @@ int host_random_supported(const tfl_random_op *op)
     case TFL_RANDOM_INT_FROM_TO:
         return (op->bits == 32 || op->bits == 64) && int_out_ok(op->dtype);
     case TFL_RANDOM_DROPOUT:
-        return op->dtype == TFL_DT_F32 &&
+        return (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F16 ||
+                op->dtype == TFL_DT_BF16) &&
                (op->mask_dtype == TFL_DT_BOOL || op->mask_dtype == TFL_DT_U8);
     case TFL_RANDOM_BERNOULLI_TENSOR:
         return op->traverse == TFL_RANDOM_TRAVERSE_APPLY4 && int_out_ok(op->dtype) &&
@@ -164,8 +167,18 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
     }
     case TFL_RANDOM_DROPOUT: {
         float keep = v->f < c->fa ? 1.0f : 0.0f;
-        float x = *(const float *)view_at(&op->in, li, 4);
-        *(float *)view_at(&op->out, li, 4) = x * keep * c->scale;
+        if (op->dtype == TFL_DT_F32) {
+            float x = *(const float *)view_at(&op->in, li, 4);
+            *(float *)view_at(&op->out, li, 4) = x * keep * c->scale;
+        } else {
+            /* half/bfloat16: computed in float, rounded once on store */
+            uint16_t h;
+            memcpy(&h, view_at(&op->in, li, 2), 2);
+            float x = op->dtype == TFL_DT_F16 ? tfl_half_to_float(h) : tfl_bf16_to_float(h);
+            float y = x * keep * c->scale;
+            h = op->dtype == TFL_DT_F16 ? tfl_float_to_half(y) : tfl_float_to_bf16(y);
+            memcpy(view_at(&op->out, li, 2), &h, 2);
+        }
         *(uint8_t *)view_at(&op->mask, li, 1) = (uint8_t)(keep != 0.0f);
         break;
     }
@@ -340,7 +353,8 @@ tfl_status host_random(const tfl_random_op *op)
     c.f32_fast = op->out.ndim == 0 && op->dtype == TFL_DT_F32 && op->acc == TFL_DT_F32 &&
                  (op->kind == TFL_RANDOM_UNIFORM || op->kind == TFL_RANDOM_NORMAL ||
                   op->kind == TFL_RANDOM_BERNOULLI);
-    c.dropout_fast = op->kind == TFL_RANDOM_DROPOUT && op->in.ndim == 0 &&
+    c.dropout_fast = op->kind == TFL_RANDOM_DROPOUT && op->dtype == TFL_DT_F32 &&
+                     op->in.ndim == 0 &&
                      op->out.ndim == 0 && op->mask.ndim == 0;
     /* the kernel computes 1.0 / p in double and stores it as float */
     if (op->kind == TFL_RANDOM_DROPOUT)

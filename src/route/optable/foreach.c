@@ -308,12 +308,36 @@ static int match_apply(const char *m, fcookie *c)
     }
 }
 
+/* GradScaler: _amp_foreach_non_finite_check_and_unscale_cuda_'s float
+ * instance (UnaryOpFunctor<float, 1, 1, 0> with a lambda holding
+ * found_inf @0 and inv_scale @8, 24 bytes; read from the SASS), and
+ * amp_update_scale_cuda_kernel(float*, int*, const float*, double, double, int). */
+static int match_amp(const char *m, fcookie *c)
+{
+    if (!strcmp(m, "_ZN2at6native28amp_update_scale_cuda_kernelEPfPiPKfddi")) {
+        c->kind = TFL_FOREACH_UPDATE_SCALE;
+        c->op = "amp_update_scale";
+        return 1;
+    }
+    const char *p = strstr(m, "25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEE"
+                              "NS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJZZZNS0_47"
+                              "_amp_foreach_non_finite_check_and_unscale_cuda_");
+    if (!p || !strstr(p, "EUlfE_EEEvT_T0_DpT1_"))
+        return 0;
+    c->kind = TFL_FOREACH_UNSCALE;
+    c->depth = 1;
+    c->out_list = 0;
+    c->op = "amp_unscale";
+    return 1;
+}
+
 static int match(const char *mangled, void **cookie)
 {
     fcookie c;
     memset(&c, 0, sizeof c);
     int ok = strstr(mangled, "lpnorm_cleanup") ? match_cleanup(mangled, &c)
-                                               : match_apply(mangled, &c);
+           : strstr(mangled, "amp_") ? match_amp(mangled, &c)
+                                     : match_apply(mangled, &c);
     if (!ok)
         return 0;
     fcookie *keep = malloc(sizeof *keep);
@@ -378,6 +402,30 @@ static tfl_status run_cleanup(const tfl_kcall *call, const fcookie *c, char *err
     return tfl_route_op(&op, call->stream);
 }
 
+static tfl_status run_update_scale(const tfl_kcall *call, const fcookie *c, char *err,
+                                   size_t errlen)
+{
+    tfl_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = TFL_OP_FOREACH;
+    op.name = c->op;
+    tfl_foreach_op *f = &op.u.foreach;
+    f->kind = TFL_FOREACH_UPDATE_SCALE;
+    f->scale = rd_ptr(call->args[0]);
+    f->growth_tracker = rd_ptr(call->args[1]);
+    f->found_inf = rd_ptr(call->args[2]);
+    f->growth_factor = rd_f64(call->args[3]);
+    f->backoff_factor = rd_f64(call->args[4]);
+    f->growth_interval = rd_i32(call->args[5]);
+    if (!tfl_mem_check_range(f->scale, 4, NULL))
+        return bad_range(f->scale, 4, "scale", err, errlen);
+    if (!tfl_mem_check_range(f->growth_tracker, 4, NULL))
+        return bad_range(f->growth_tracker, 4, "growth tracker", err, errlen);
+    if (!tfl_mem_check_range(f->found_inf, 4, NULL))
+        return bad_range(f->found_inf, 4, "found_inf", err, errlen);
+    return tfl_route_op(&op, call->stream);
+}
+
 static const int max_tensors5[5] = { 110, 64, 48, 36, 30 };
 static const int max_tensors_sl5[5] = { 96, 64, 48, 36, 30 };
 
@@ -388,6 +436,8 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         return TFL_ERR_UNSUPPORTED;
     if (c->cleanup)
         return run_cleanup(call, c, err, errlen);
+    if (c->kind == TFL_FOREACH_UPDATE_SCALE)
+        return run_update_scale(call, c, err, errlen);
 
     const int D = c->depth;
     const int adam = c->kind == TFL_FOREACH_ADAM;
@@ -527,6 +577,17 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         for (int k = 0; k < 3; k++)
             if (ps[k] && !tfl_mem_check_range(ps[k], sizeof(float), NULL))
                 return bad_range(ps[k], sizeof(float), "optimizer scalar", err, errlen);
+        return tfl_route_op(&op, call->stream);
+    }
+
+    if (c->kind == TFL_FOREACH_UNSCALE) {
+        const unsigned char *lam = call->args[2];
+        f->found_inf_out = rd_ptr(lam);
+        f->inv_scale = rd_ptr(lam + 8);
+        if (!tfl_mem_check_range(f->found_inf_out, 4, NULL))
+            return bad_range(f->found_inf_out, 4, "found_inf", err, errlen);
+        if (!tfl_mem_check_range(f->inv_scale, 4, NULL))
+            return bad_range(f->inv_scale, 4, "inv_scale", err, errlen);
         return tfl_route_op(&op, call->stream);
     }
 

@@ -11,8 +11,10 @@
  *     random_full_64_bits_range_kernel into float, double, int64, int32,
  *     int8, uint8, bool; both the trivial-1d launch and the
  *     OffsetCalculator launch;
- *   fused_dropout_kernel_vec<float, float, unsigned int|unsigned long, 1, VEC, bool|uchar>
- *   fused_dropout_kernel<float, float, unsigned int|unsigned long, A, B, bool|uchar>
+ *   fused_dropout_kernel_vec<float|Half|BFloat16, float, unsigned int|unsigned long,
+ *                            1, VEC, bool|uchar>
+ *   fused_dropout_kernel<float|Half|BFloat16, float, unsigned int|unsigned long, A, B,
+ *                        bool|uchar>
  *     (F.dropout / native_dropout in training);
  *   kernelPointwiseApply2 of bernoulli_tensor_cuda_kernel<scalar_t, float|double>
  *     (torch.bernoulli(p) / bernoulli_(p_tensor)): TensorInfo ret, TensorInfo
@@ -156,16 +158,30 @@ static int match_dropout(const char *m, rcookie *c)
 {
     const char *p;
     int vec = 0;
-    if ((p = strstr(m, "24fused_dropout_kernel_vecIff"))) {
-        p += strlen("24fused_dropout_kernel_vecIff");
+    if ((p = strstr(m, "24fused_dropout_kernel_vecI"))) {
+        p += strlen("24fused_dropout_kernel_vecI");
         vec = 1;
-    } else if ((p = strstr(m, "20fused_dropout_kernelIff"))) {
-        p += strlen("20fused_dropout_kernelIff");
+    } else if ((p = strstr(m, "20fused_dropout_kernelI"))) {
+        p += strlen("20fused_dropout_kernelI");
     } else {
         return 0;
     }
     if (!strstr(m, "TensorInfo") || !strstr(m, "PhiloxCudaState"))
         return 0;
+    /* <scalar_t, accscalar_t = float, ...> */
+    static const struct { const char *code; tfl_dtype t; } sc[] = {
+        { "ff", TFL_DT_F32 },
+        { "N3c104HalfEf", TFL_DT_F16 },
+        { "N3c108BFloat16Ef", TFL_DT_BF16 },
+    };
+    size_t k;
+    for (k = 0; k < sizeof sc / sizeof sc[0]; k++)
+        if (!strncmp(p, sc[k].code, strlen(sc[k].code)))
+            break;
+    if (k == sizeof sc / sizeof sc[0])
+        return 0;
+    c->dtype = sc[k].t;
+    p += strlen(sc[k].code);
     if (*p == 'j') c->wide_index = 0;
     else if (*p == 'm') c->wide_index = 1;
     else return 0;
@@ -367,6 +383,7 @@ static size_t dtype_bytes(tfl_dtype t)
     switch (t) {
     case TFL_DT_F64: case TFL_DT_I64: return 8;
     case TFL_DT_F32: case TFL_DT_I32: return 4;
+    case TFL_DT_F16: case TFL_DT_BF16: return 2;
     default: return 1;
     }
 }
@@ -459,9 +476,10 @@ static tfl_status decode_dropout(const tfl_kcall *call, const rcookie *c, tfl_ra
     if (total < 0 || !(r->a > 0.0f))
         return TFL_ERR_UNSUPPORTED;
     r->numel = total;
-    r->dtype = TFL_DT_F32;
+    r->dtype = c->dtype;
     r->acc = TFL_DT_F32;
     r->mask_dtype = c->mask_dtype;
+    const size_t esz = dtype_bytes(c->dtype);
     if (c->rk == RK_DROPOUT_VEC) {
         /* the vectorised kernel indexes all three as contiguous arrays */
         r->traverse = TFL_RANDOM_TRAVERSE_VEC;
@@ -472,18 +490,18 @@ static tfl_status decode_dropout(const tfl_kcall *call, const rcookie *c, tfl_ra
     } else {
         r->traverse = TFL_RANDOM_TRAVERSE_GRID_STRIDE;
         if (total > 0) {
-            if (!view_from_tensor_info(a, c->wide_index, 4, total, &r->in) ||
-                !view_from_tensor_info(b, c->wide_index, 4, total, &r->out))
+            if (!view_from_tensor_info(a, c->wide_index, esz, total, &r->in) ||
+                !view_from_tensor_info(b, c->wide_index, esz, total, &r->out))
                 return TFL_ERR_UNSUPPORTED;
             /* the mask is written at b's offsets (c.data[bOffset]) */
             r->mask = r->out;
             r->mask.data = (void *)(uintptr_t)rd_u64(m);
             for (int d = 0; d < r->mask.ndim; d++)
-                r->mask.strides[d] /= 4;
+                r->mask.strides[d] /= (int64_t)esz;
         }
     }
-    if ((st = check_view(&r->in, total, 4, "dropout input", err, errlen)) != TFL_OK ||
-        (st = check_view(&r->out, total, 4, "dropout output", err, errlen)) != TFL_OK ||
+    if ((st = check_view(&r->in, total, esz, "dropout input", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->out, total, esz, "dropout output", err, errlen)) != TFL_OK ||
         (st = check_view(&r->mask, total, 1, "dropout mask", err, errlen)) != TFL_OK)
         return st;
     return TFL_OK;

@@ -287,3 +287,34 @@ def test_sgd_fused_optimizer(cuda):
     _optimizer_case(lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=1e-2,
                                                 fused=True),
                     lambda p: {"momentum_buffer": torch.full(p.shape, 0.01)})
+
+
+@pytest.mark.parametrize("inject", [None, "inf", "nan"])
+@pytest.mark.parametrize("inv", [1.0, 0.125])
+def test_amp_unscale(cuda, inject, inv):
+    (g,) = lists(SIZES, 1, seed=10)
+    if inject:
+        g[3][65536 + 3] = float(inject)      # in the second chunk of the long tensor
+    results = {}
+    for dev in ("cpu", cuda):
+        gs = [t.clone().to(dev) for t in g]
+        found = torch.zeros(1).to(dev)
+        torch._amp_foreach_non_finite_check_and_unscale_(gs, found, torch.tensor([inv]).to(dev))
+        results[str(dev)] = ([t.cpu() for t in gs], found.cpu())
+    (gc, fc), (gd, fd) = results["cpu"], results[str(cuda)]
+    assert torch.equal(fd, fc) and fd.item() == (1.0 if inject else 0.0)
+    for a, b in zip(gd, gc):
+        torch.testing.assert_close(a, b, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("found,tracker,interval", [(1.0, 3, 5), (0.0, 3, 5), (0.0, 4, 5),
+                                                    (0.0, 0, 1)])
+def test_amp_update_scale(cuda, found, tracker, interval):
+    results = {}
+    for dev in ("cpu", cuda):
+        scale = torch.tensor([1024.0]).to(dev)
+        tr = torch.tensor([tracker], dtype=torch.int32).to(dev)
+        torch._amp_update_scale_(scale, tr, torch.tensor([found]).to(dev), 2.0, 0.5, interval)
+        results[str(dev)] = (scale.cpu(), tr.cpu())
+    assert torch.equal(results[str(cuda)][0], results["cpu"][0])
+    assert torch.equal(results[str(cuda)][1], results["cpu"][1])

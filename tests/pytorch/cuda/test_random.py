@@ -242,3 +242,22 @@ def test_bernoulli_tensor_p_strided_and_extremes(cuda):
     torch.manual_seed(15)
     b = torch.bernoulli(pt).cpu()
     assert torch.equal(b, p.t())              # p = 0 never fires, p = 1 always does
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("shape,transpose", [((256, 128), False), ((7,), False),
+                                             ((33, 65), True)])
+def test_dropout_half(cuda, dtype, shape, transpose):
+    torch.manual_seed(16)
+    x = torch.randn(*shape).to(dtype)
+    # transposed: the same logical tensor, column-major on the device
+    xc = x.to(cuda) if not transpose else x.t().contiguous().to(cuda).t()
+    y, mask = torch.ops.aten.native_dropout(xc, 0.25, True)
+    y, mask = y.cpu(), mask.cpu()
+    assert y.dtype == dtype and mask.dtype == torch.bool
+    # computed in float, rounded once: x * mask * (1 / 0.75 as float)
+    scale = torch.tensor(1.0 / 0.75, dtype=torch.float32)
+    want = (x.float() * mask.float() * scale).to(dtype)
+    assert torch.equal(y, want)
+    if x.numel() > 10000:
+        assert abs((~mask).double().mean().item() - 0.25) < 0.01
