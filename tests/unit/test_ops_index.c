@@ -206,6 +206,15 @@ static void test_scatter_gather(void)
             int hit = ix[r * 2] == c || ix[r * 2 + 1] == c;
             CHECK(m[r * 6 + c] == (hit ? -321 : 0), "scatter value [%d,%d] = %d", r, c, m[r * 6 + c]);
         }
+    /* negative indices: refused, unless allow_negative (index_fill) */
+    ix[1] = -6;
+    CHECK(host_index(&v) == TFL_ERR_DEVICE, "negative index refused");
+    v.u.scatter_gather.allow_negative = 1;
+    memset(m, 0, sizeof m);
+    CHECK(host_index(&v) == TFL_OK, "negative index from the end");
+    CHECK(m[0] == -321 && m[5] == -321, "-6 is column 0 of 6");
+    ix[1] = -7;
+    CHECK(host_index(&v) == TFL_ERR_DEVICE, "-7 out of range");
     op.dtype = TFL_DT_F16;
     op.u.scatter_gather.reduce = TFL_INDEX_ADD;
     CHECK(!host_index_supported(&op), "fp16 add not claimed");

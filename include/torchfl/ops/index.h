@@ -26,7 +26,7 @@ typedef struct tfl_index_tensor {
 } tfl_index_tensor;
 
 /* An n-d iteration over three operands (TensorIterator-style): dim 0
- * varies fastest; strides in bytes per operand. */
+ * varies fastest; strides in bytes per operand (may be negative: flip). */
 typedef struct tfl_index_iter {
     int ndim;
     int64_t sizes[TFL_INDEX_MAX_DIMS];
@@ -76,7 +76,8 @@ typedef enum tfl_index_kind {
      *   gather:  self[off0] (op)= src[off1 + k * index_stride * elem_size]
      *   scatter: self[off0 + k * index_stride * elem_size] (op)= src[off1]
      * (op) by reduce; ADD reads/writes dtype values.  With use_value, a
-     * scatter takes value (elem_size bytes) instead of src[off1]. */
+     * scatter takes value (elem_size bytes) instead of src[off1].  With
+     * allow_negative, k in [-index_size, 0) counts from the end. */
     TFL_INDEX_SCATTER_GATHER = 4,
     /* Advanced indexing over an iteration of (out, in, index offset):
      * offset = sum over i < n_indices of k_i * strides[i] (bytes), with
@@ -144,6 +145,7 @@ typedef struct tfl_index_op {
             int64_t index_size, index_stride;
             int use_value;
             unsigned char value[16];
+            int allow_negative;
         } scatter_gather;
         struct {
             tfl_index_iter iter;

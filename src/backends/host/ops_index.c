@@ -309,6 +309,8 @@ static int sg_check(void *c, int64_t o0, int64_t o1, int64_t o2)
     (void)o0; (void)o1;
     const tfl_index_op *op = x->op;
     int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
+    if (op->u.scatter_gather.allow_negative && k < 0)
+        k += op->u.scatter_gather.index_size;
     if (k < 0 || k >= op->u.scatter_gather.index_size) {
         x->bad = 1;
         x->bad_index = k;
@@ -323,6 +325,8 @@ static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
     const tfl_index_op *op = x->op;
     const int64_t es = (int64_t)op->elem_size;
     int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
+    if (k < 0)   /* checked: allow_negative */
+        k += op->u.scatter_gather.index_size;
     int64_t shift = k * op->u.scatter_gather.index_stride * es;
     char *d = (char *)op->u.scatter_gather.self + o0;
     const char *s = op->u.scatter_gather.use_value

@@ -62,6 +62,9 @@ static const char *op_name(void *cookie)
     case K_ARANGE:   return "arange";
     case K_LINSPACE: return "linspace";
     case K_TRIANGLE: return k->upper ? "triu" : "tril";
+    case K_INDEX_COPY: return "index_copy";
+    case K_INDEX_FILL: return "index_fill";
+    case K_FLIP:     return "flip";
     default:       return "index_select";
     }
 }
@@ -98,6 +101,13 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         break;
     case K_TRIANGLE:
         st = idx_run_triangle(c, k, &op, &route, err, errlen);
+        break;
+    case K_INDEX_COPY:
+    case K_INDEX_FILL:
+        st = idx_run_copy_fill(c, k, &op, &route, err, errlen);
+        break;
+    case K_FLIP:
+        st = idx_run_flip(c, k, &op, &route, err, errlen);
         break;
     default:
         return TFL_ERR_UNSUPPORTED;
