@@ -49,6 +49,8 @@ static void test_names(void)
         /* arange into half: not mapped */
         { &tfl_kfamily_index, "_ZN50_GLOBAL__N__fa15d16e_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE6_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE", NULL },
         { &tfl_kfamily_index, "_ZN2at6native16triu_tril_kernelIbiLb0ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_", "tril" },
+        { &tfl_kfamily_index, "_ZN44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb24indexing_backward_kernelIfLi4EEEvPKlS2_PKT_PS3_llllb", "index_put_sorted" },
+        { &tfl_kfamily_index, "_ZN44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb33indexing_backward_kernel_stride_1IfEEvPKlS2_PKT_PS3_llllb", "index_put_sorted" },
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
         void *cookie;

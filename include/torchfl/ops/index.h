@@ -95,6 +95,14 @@ typedef enum tfl_index_kind {
      * dst and src views (dst may be src): dst = src where kept, else zero
      * bytes; kept: upper ? j - i >= diagonal : j - i <= diagonal. */
     TFL_INDEX_TRIANGLE = 7,
+    /* index_put_ over sorted indices (x[idx] backward, accumulate=True):
+     * for z < outer_dim, p < numel (skipping, unless accumulate, all but
+     * the last p of a run of equal sorted[p]):
+     *   weight[sorted[p] * stride + z * stride_before + f]
+     *     (+)= grad[positions[p] * stride + z * numel * stride + f],
+     * f < stride; elements, += in dtype.  Rows must lie within
+     * weight_bytes of weight; positions in [0, numel). */
+    TFL_INDEX_PUT_SORTED = 8,
 } tfl_index_kind;
 
 typedef struct tfl_index_cat_input {
@@ -169,6 +177,14 @@ typedef struct tfl_index_op {
             int upper;
             int64_t diagonal;
         } triangle;
+        struct {
+            const int64_t *sorted, *positions;
+            const void *grad;
+            void *weight;
+            int64_t weight_bytes;
+            int64_t numel, stride, stride_before, outer_dim;
+            int accumulate;
+        } put_sorted;
     } u;
 } tfl_index_op;
 

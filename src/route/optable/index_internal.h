@@ -13,7 +13,7 @@
 #include "route/optable.h"
 
 enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_ADD_SMALL, K_ADD_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
-       K_ARANGE, K_LINSPACE, K_TRIANGLE, K_INDEX_COPY, K_INDEX_FILL, K_FLIP };
+       K_ARANGE, K_LINSPACE, K_TRIANGLE, K_INDEX_COPY, K_INDEX_FILL, K_FLIP, K_PUT_SORTED };
 enum { CAT_PLAIN = 0, CAT_VECTORIZED = 1 };
 
 typedef struct index_kernel {
@@ -72,5 +72,8 @@ tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
 int idx_match_triangle(const char *m, index_kernel *k);      /* index_triangle.c */
 tfl_status idx_run_triangle(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
                             int *route, char *err, size_t errlen);
+int idx_match_put_sorted(const char *m, index_kernel *k);    /* index_put.c */
+tfl_status idx_run_put_sorted(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                              int *route, char *err, size_t errlen);
 
 #endif
