@@ -15,7 +15,7 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "torchfl_gpu: runs PyTorch's CUDA path under the torchfl preload and compares with CPU "
-        "(needs a working build/libtorchfl.so; not part of CI yet)")
+        "(needs a built build/libtorchfl.so)")
 
 
 def torchfl_lib():

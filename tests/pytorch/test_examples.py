@@ -7,8 +7,7 @@ and initial weights on the CPU and copy them to the device, so both runs start
 from identical numbers; every step's loss must agree within 1e-4 relative
 (fp32; TF32 is off by default for matmul and unused elsewhere here).
 
-Needs a working torchfl, so it is marked `torchfl_gpu` and is not part of CI
-yet: run it with
+Needs a built torchfl (marked `torchfl_gpu`); scripts/test.sh runs it:
     $(scripts/setup_venv.sh)/bin/python -m pytest -m torchfl_gpu tests/pytorch/test_examples.py
 """
 import math

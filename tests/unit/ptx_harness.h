@@ -16,6 +16,9 @@
 #include "mem/mem.h"
 
 static int g_fail, g_checks;
+/* PTX texts must outlive their modules; freed by finish() */
+static char *g_texts[64];
+static int g_ntexts;
 
 #define CHECK(cond, ...)                                                    \
     do {                                                                    \
@@ -61,6 +64,7 @@ static inline hx_module *load_ptx(const char *name, char **text_out)
     hx_module *m = hx_module_create(t, 0);
     if (!m) { fprintf(stderr, "hx_module_create failed for %s\n", path); exit(1); }
     if (text_out) *text_out = t;
+    else if (g_ntexts < 64) g_texts[g_ntexts++] = t;
     return m;
 #else
     (void)name; (void)text_out;
@@ -115,6 +119,8 @@ static inline float rnd_f(float lo, float hi) { return lo + (hi - lo) * (float)(
 
 static inline int finish(const char *name)
 {
+    for (int i = 0; i < g_ntexts; i++) free(g_texts[i]);
+    g_ntexts = 0;
     if (g_fail) {
         fprintf(stderr, "%s: %d of %d checks failed\n", name, g_fail, g_checks);
         return 1;

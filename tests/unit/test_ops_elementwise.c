@@ -6,6 +6,7 @@
  */
 #include "route/optable/elementwise_table.h"
 #include "route/optable/pt_abi.h"
+#include "route/optable.h"
 #include "backends/host/host_ops.h"
 #include "torchfl/ops/elementwise.h"
 
@@ -75,9 +76,10 @@ static void test_layouts(void)
         CHECK(strcmp(buf, cubin[i].layout) == 0);
         free(p);
     }
-    /* not ours: a reduction, and an elementwise op the table does not know */
+    /* not ours: a reduction, and an elementwise op the table does not know
+     * (nextafter: float-exact, not mapped) */
     CHECK(tfl_ew_plan_for("_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIfNS0_7MeanOpsIfffEEjfLi4ELi4EEEEEvT1_") == NULL);
-    CHECK(tfl_ew_plan_for("_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_12_GLOBAL__N_118hardsigmoid_kernelERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE0_clEvEUlfE_St5arrayIPcLm2EEEEviT0_T1_") == NULL);
+    CHECK(tfl_ew_plan_for("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BinaryFunctorIfffZZZNS0_21nextafter_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE0_clEvEUlffE_EESt5arrayIPcLm3EEEEviT0_T1_") == NULL);
     CHECK(tfl_ew_plan_for("not a mangled name") == NULL);
 }
 
@@ -369,6 +371,97 @@ static void test_half_conversions(void)
     CHECK(tfl_pt_bf16_to_float(tfl_pt_float_to_bf16(-3.0f)) == -3.0f);
 }
 
+/* compare_scalar_kernel<double>: [=]{ CompareFunctor f (OpType enum); double rhs }:
+ * the enum picks the comparison, rhs is the constant second operand */
+static void test_selector_and_constant(void)
+{
+    tfl_ew_plan *p = plan_containing("compare_scalar_kernelIdE");
+    CHECK(p != NULL);
+    if (!p) return;
+    double x[8];
+    uint8_t out[8];
+    for (int i = 0; i < 8; i++) x[i] = i - 3.5;
+    static const int codes[4] = { TFL_EW_GE, TFL_EW_GT, TFL_EW_LE, TFL_EW_LT };
+    for (int32_t sel = 0; sel < 5; sel++) {
+        unsigned char f[24] = { 0 };
+        double rhs = 0.5;
+        memcpy(f, &sel, 4);
+        memcpy(f + 8, &rhs, 8);
+        int32_t n = 8;
+        char *data[2] = { (char *)out, (char *)x };
+        const void *args[3] = { &n, f, data };
+        tfl_elementwise_op op;
+        int64_t cnt;
+        char err[256] = "";
+        tfl_status st = tfl_ew_decode(p, args, &op, &cnt, err, sizeof err);
+        if (sel == 4) {                       /* no such OpType: refused */
+            CHECK(st == TFL_ERR_UNSUPPORTED && err[0]);
+            continue;
+        }
+        CHECK(st == TFL_OK && (int)op.code == codes[sel] && op.operand[2].is_scalar &&
+              op.operand[2].value_f == 0.5 && op.operand[0].dtype == TFL_DT_BOOL);
+        CHECK(host_elementwise(&op) == TFL_OK);
+        for (int i = 0; i < 8; i++) {
+            int want = sel == 0 ? x[i] >= 0.5 : sel == 1 ? x[i] > 0.5 : sel == 2 ? x[i] <= 0.5 : x[i] < 0.5;
+            CHECK(out[i] == want);
+        }
+    }
+    free(p);
+}
+
+/* the family entry points on memory that is not device memory: a clear
+ * error, nothing touched */
+static void test_family_rejects_host_pointers(void)
+{
+    void *cookie = NULL;
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++)
+        if (strstr(cubin[i].mangled, "vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_add")) name = cubin[i].mangled;
+    CHECK(name && tfl_kfamily_elementwise.match(name, &cookie) == 1 && cookie);
+    if (!cookie) return;
+    CHECK(strcmp(tfl_kfamily_elementwise.op_name(cookie), "add") == 0);
+    float out[4] = { 0 }, a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 1, 1, 1 };
+    int32_t n = 4;
+    float alpha = 1;
+    char *data[3] = { (char *)out, (char *)a, (char *)b };
+    void *args[3] = { &n, &alpha, data };
+    tfl_kcall call;
+    memset(&call, 0, sizeof call);
+    call.name = name;
+    call.args = args;
+    char err[256] = "";
+    CHECK(tfl_kfamily_elementwise.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE);
+    CHECK(strstr(err, "not device memory") != NULL);
+    CHECK(out[0] == 0);
+    void *c2 = NULL;
+    CHECK(tfl_kfamily_elementwise.match("_Z3fooPf", &c2) == 0);
+}
+
+/* arange: elementwise_kernel_with_index<long, lambda#4 (int64)>(long N, {int64 start, step}, long*) */
+static void test_arange_decode(void)
+{
+    tfl_ew_plan *p = tfl_ew_plan_for("_ZN50_GLOBAL__N__fa15d16e_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIlZZZN2at6native15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE");
+    CHECK(p && p->form == TFL_EWF_INDEX && p->index_bytes == 8 && p->fn.out_dt == TFL_DT_I64);
+    if (!p) return;
+    size_t off[8], sz[8];
+    int n = tfl_ew_param_layout(p, off, sz, 8);
+    CHECK(n == 3 && sz[0] == 8 && off[1] == 8 && sz[1] == 24 && off[2] == 32 && sz[2] == 8);
+    int64_t out[50], n64 = 50;
+    unsigned char f[24] = { 0 };
+    int64_t start = INT64_C(5000000000), step = -3;
+    memcpy(f, &start, 8);
+    memcpy(f + 8, &step, 8);
+    int64_t *dp = out;
+    const void *args[3] = { &n64, f, &dp };
+    tfl_elementwise_op op;
+    int64_t cnt;
+    char err[256] = "";
+    CHECK(tfl_ew_decode(p, args, &op, &cnt, err, sizeof err) == TFL_OK && cnt == 50);
+    CHECK(host_elementwise(&op) == TFL_OK);
+    for (int i = 0; i < 50; i++) CHECK(out[i] == start + step * i);
+    free(p);
+}
+
 int main(void)
 {
     test_layouts();
@@ -380,6 +473,9 @@ int main(void)
     test_host_integers();
     test_host_nan_and_strides();
     test_half_conversions();
+    test_selector_and_constant();
+    test_family_rejects_host_pointers();
+    test_arange_decode();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     return failures != 0;

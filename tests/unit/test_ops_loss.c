@@ -11,6 +11,7 @@
 
 #include "torchfl/backend.h"
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures;
 
@@ -58,8 +59,29 @@ static tfl_loss_op base(int weighted)
     return op;
 }
 
+/* Synthesized launch of the 2-d forward kernel with operands outside
+ * device memory: TFL_ERR_DEVICE, nothing read. */
+static void test_decoder(void)
+{
+    const char *name = "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e138nll_loss_forward_reduce_cuda_kernel_2dIfflEEvPT_S4_PKS3_PKT1_S6_bllll";
+    void *c = NULL;
+    CHECK(tfl_kfamily_loss.match(name, &c) == 1, "match");
+    void *out = (void *)0x10000, *tw = (void *)0x10008, *in = (void *)0x20000, *tg = (void *)0x30000, *w = NULL;
+    uint8_t avg = 1;
+    int64_t nframe = 4, ndim = 3, ncls = 3, ign = -100;
+    void *args[10] = {&out, &tw, &in, &tg, &w, &avg, &nframe, &ndim, &ncls, &ign};
+    tfl_kcall call = {.name = name, .grid = {1, 1, 1}, .block = {32, 1, 1}, .args = args};
+    char err[256] = "";
+    void *cookie = NULL;
+    tfl_kfamily_loss.match(name, &cookie);
+    CHECK(tfl_kfamily_loss.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE, "bogus pointers: %s", err);
+    nframe = INT64_MAX;
+    CHECK(tfl_kfamily_loss.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID, "huge batch: %s", err);
+}
+
 int main(void)
 {
+    test_decoder();
     srand(3);
     for (int i = 0; i < N * CL; i++)
         x[i] = -(float)rand() / RAND_MAX * 3;

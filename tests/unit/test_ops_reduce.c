@@ -12,6 +12,7 @@
 #include "torchfl/backend.h"
 #include "backends/host/host_ops.h"
 #include "route/optable/reduce_layout.h"
+#include "route/optable.h"
 
 static int failures;
 
@@ -230,8 +231,52 @@ static void test_host_long_max(void)
     CHECK(host_reduce(&op) == TFL_OK && isnan(r), "long min with NaN %g", r);
 }
 
+/* A synthesized launch of the float sum kernel: pointers outside device
+ * memory give TFL_ERR_DEVICE, a corrupt OffsetCalculator TFL_ERR_INVALID,
+ * a split reduction TFL_ERR_UNSUPPORTED; none of them touches memory. */
+static void test_decoder_refusals(void)
+{
+    const char *name = KERNELS[0].name;
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_reduce.match(name, &cookie) == 1 && cookie, "match");
+    tfl_reduce_kinfo ki;
+    tfl_reduce_parse(name, &ki);
+    static char buf[1048];
+    memset(buf, 0, sizeof buf);
+    int32_t n_in = 100, n_out = 1, dims = 1, one = 1;
+    uint32_t sz = 100, st = 4;
+    memcpy(buf + ki.config_off + 4, &n_in, 4);
+    memcpy(buf + ki.config_off + 8, &n_out, 4);
+    size_t ic = ki.config_off + 64;
+    memcpy(buf + ic, &dims, 4);
+    memcpy(buf + ic + 4, &sz, 4);
+    memcpy(buf + ic + 4 + 25 * 12, &st, 4);
+    uint64_t bogus = 0x10000;                   /* not device memory */
+    memcpy(buf + ki.ptrs_off, &bogus, 8);       /* src */
+    memcpy(buf + ki.ptrs_off + 8, &bogus, 8);   /* dst[0] */
+    buf[ki.ptrs_off + 57] = 1;                  /* final_output */
+    memcpy(buf + ki.ptrs_off + 60, &one, 4);    /* noutputs */
+    void *args[1] = {buf};
+    tfl_kcall call = {.name = name, .grid = {1, 1, 1}, .block = {512, 1, 1}, .args = args};
+    char err[256] = "";
+    CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE, "bogus pointers: %s", err);
+    buf[ki.ptrs_off + 56] = 1;                  /* accumulate: a split reduction */
+    CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "split: %s", err);
+    buf[ki.ptrs_off + 56] = 0;
+    dims = 26;
+    memcpy(buf + ic, &dims, 4);
+    CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID, "dims 26: %s", err);
+    dims = 1;
+    memcpy(buf + ic, &dims, 4);
+    n_in = 99;                                  /* disagrees with the calculator */
+    memcpy(buf + ki.config_off + 4, &n_in, 4);
+    CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "shape mismatch: %s", err);
+    CHECK(!strcmp(tfl_kfamily_reduce.op_name(cookie), "sum"), "op name %s", tfl_kfamily_reduce.op_name(cookie));
+}
+
 int main(void)
 {
+    test_decoder_refusals();
     test_host_long_max();
     test_layout();
     test_host_middle_dim();

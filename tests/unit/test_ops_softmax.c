@@ -10,6 +10,7 @@
 
 #include "torchfl/backend.h"
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures;
 
@@ -89,8 +90,33 @@ static void run_case(int inner, int rs, int is_log)
             }
 }
 
+/* Synthesized launches: names are parsed (masked softmax not claimed),
+ * operands outside device memory give TFL_ERR_DEVICE. */
+static void test_decoder(void)
+{
+    const char *fwd = "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi4ELb1ELb0EEEvPT0_PKT_iiiPKbib";
+    const char *masked = "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi4ELb0ELb1EEEvPT0_PKT_iiiPKbib";
+    const char *spatial = "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6327cunn_SpatialSoftMaxBackwardIfffNS1_26LogSoftMaxBackwardEpilogueEEEvPT_PKT1_S8_jjj";
+    void *c = NULL, *c2 = NULL;
+    CHECK(tfl_kfamily_softmax.match(fwd, &c) == 1, "warp forward");
+    CHECK(!strcmp(tfl_kfamily_softmax.op_name(c), "log_softmax_fwd"), "name %s", tfl_kfamily_softmax.op_name(c));
+    CHECK(tfl_kfamily_softmax.match(masked, &c2) == 0, "masked claimed");
+    CHECK(tfl_kfamily_softmax.match(spatial, &c2) == 1, "spatial backward");
+    CHECK(!strcmp(tfl_kfamily_softmax.op_name(c2), "log_softmax_bwd"), "name %s", tfl_kfamily_softmax.op_name(c2));
+    void *dst = (void *)0x10000, *src = (void *)0x20000, *mask = NULL;
+    int32_t batch = 3, stride = 10, count = 10, chunk = -1;
+    uint8_t tm = 0;
+    void *args[8] = {&dst, &src, &batch, &stride, &count, &mask, &chunk, &tm};
+    tfl_kcall call = {.name = fwd, .grid = {1, 1, 1}, .block = {32, 4, 1}, .args = args};
+    char err[256] = "";
+    CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_DEVICE, "bogus pointers: %s", err);
+    stride = 5;                                 /* rows overlap */
+    CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_INVALID, "overlap: %s", err);
+}
+
 int main(void)
 {
+    test_decoder();
     for (int is_log = 0; is_log < 2; is_log++) {
         run_case(1, D, is_log);        /* contiguous rows            */
         run_case(1, D + PAD, is_log);  /* rows with a stride          */

@@ -28,7 +28,7 @@ static const char *ops32_ptx = HDR
 "  add.s64 %rd3, %rd1, %rd3;\n"
 "  ld.global.v2.u32 {%r2, %r3}, [%rd3];\n"
 "  ld.global.u32 %r4, [%rd3+8];\n"
-"  mul.wide.u32 %rd4, %r1, 128;\n"
+"  mul.wide.u32 %rd4, %r1, 256;\n"
 "  add.s64 %rd4, %rd2, %rd4;\n"
 "  prmt.b32 %r10, %r2, %r3, %r4;\n"
 "st(0)\n"
@@ -96,9 +96,13 @@ static const char *ops32_ptx = HDR
 "st(30)\n"
 "  xor.b32 %r10, %r2, 0x5555AAAA;\n"
 "st(31)\n"
+"  bmsk.clamp.b32 %r10, %r3, %r4;\n"
+"st(32)\n"
+"  szext.wrap.s32 %r10, %r2, %r4;\n"
+"st(33)\n"
 "  ret;\n"
 "}\n";
-#define NOUT 32
+#define NOUT 34
 
 static uint32_t prmt_ref(uint32_t a, uint32_t b, uint32_t c, int mode)
 {
@@ -176,6 +180,10 @@ static void ref32(uint32_t a, uint32_t b, uint32_t c, uint32_t *o)
     o[29] = b ? (uint32_t)__builtin_clz(b) : 0xffffffffu;
     o[30] = (a >> 16) | (a << 16);
     o[31] = a ^ 0x5555AAAAu;
+    uint32_t bp = b > 32 ? 32 : b, bw = c > 32 ? 32 : c;
+    o[32] = bp >= 32 ? 0 : (uint32_t)((((uint64_t)1 << bw) - 1) << bp);
+    uint32_t nb = c & 31;
+    o[33] = nb == 0 ? 0 : (uint32_t)(((int64_t)(int32_t)(a << (32 - nb))) >> (32 - nb));
 }
 
 static char *expand_st(const char *src)
@@ -207,7 +215,7 @@ static void test_ops32(void)
     hx_module *m = hx_module_create(full, 0);
     CHECK(m != NULL, "module");
     int n = 256;
-    uint32_t *a = dalloc(n * 16), *out = dalloc(n * 128);
+    uint32_t *a = dalloc(n * 16), *out = dalloc(n * 256);
     for (int i = 0; i < n; i++) {
         a[4 * i] = rnd_u32(); a[4 * i + 1] = rnd_u32(); a[4 * i + 2] = rnd_u32();
         if (i % 4 == 1) { a[4 * i + 1] &= 31; a[4 * i + 2] &= 31; }          /* in-range positions */
@@ -223,9 +231,9 @@ static void test_ops32(void)
         uint32_t r[NOUT];
         ref32(a[4 * i], a[4 * i + 1], a[4 * i + 2], r);
         for (int k = 0; k < NOUT; k++)
-            if (out[i * 32 + k] != r[k]) {
+            if (out[i * 64 + k] != r[k]) {
                 if (bad[k]++ < 2) fprintf(stderr, "op %d (a=%08x b=%08x c=%08x): %08x want %08x\n", k,
-                                          a[4 * i], a[4 * i + 1], a[4 * i + 2], out[i * 32 + k], r[k]);
+                                          a[4 * i], a[4 * i + 1], a[4 * i + 2], out[i * 64 + k], r[k]);
             }
     }
     for (int k = 0; k < NOUT; k++) CHECK(bad[k] == 0, "ops32 result %d: %d mismatches", k, bad[k]);

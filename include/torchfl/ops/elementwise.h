@@ -25,7 +25,7 @@
 #define TFL_EW_MAX_DIMS 25
 #define TFL_EW_MAX_OPERANDS 4
 
-/* What the op computes.  a, b, c are inputs 1, 2, 3; p0, p1 are param_f
+/* What the op computes.  a, b, c are inputs 1, 2, 3; p0..p3 are param_f
  * (param_i for integer compute types). */
 typedef enum tfl_ew_code {
     TFL_EW_FILL = 0,        /* out = p0 (no inputs)                      */
@@ -97,6 +97,49 @@ typedef enum tfl_ew_code {
     TFL_EW_BITWISE_XOR,
     TFL_EW_DIV_TRUNC_INV,   /* trunc(a * p0), p0 = 1 / divisor          */
     TFL_EW_DIV_FLOOR_INV,   /* floor division by p0 using p1 = 1 / p0    */
+    TFL_EW_ARANGE,          /* out[i] = p0 + p1 * i over a 1-d output, computed
+                               in `compute` (no inputs)                  */
+    /* C99 math of a (or a, b), and: frac = a - trunc(a), mish = a *
+     * tanh(log1p(exp(a))), log_sigmoid = min(a, 0) - log1p(exp(-|a|)),
+     * logaddexp = log(exp(a) + exp(b)), xlogy = a * log(b) (0 where a == 0,
+     * NaN where b is NaN) */
+    TFL_EW_LOG2,
+    TFL_EW_LOG10,
+    TFL_EW_TAN,
+    TFL_EW_ATAN,
+    TFL_EW_ASIN,
+    TFL_EW_ACOS,
+    TFL_EW_SINH,
+    TFL_EW_COSH,
+    TFL_EW_ASINH,
+    TFL_EW_ACOSH,
+    TFL_EW_ATANH,
+    TFL_EW_FRAC,
+    TFL_EW_MISH,
+    TFL_EW_LOG_SIGMOID,
+    TFL_EW_HYPOT,
+    TFL_EW_COPYSIGN,
+    TFL_EW_LOGADDEXP,
+    TFL_EW_FMAX,
+    TFL_EW_FMIN,
+    TFL_EW_XLOGY,
+    TFL_EW_ELU,             /* a > 0 ? a * p1 : expm1(a * p2) * p0        */
+    TFL_EW_ELU_BACKWARD,    /* a = dy, b = x (p3 = 0) or elu(x) (p3 = 1)  */
+    TFL_EW_HARDTANH_BACKWARD, /* a = dy, b = x: b <= p0 || b >= p1 ? 0 : a */
+    TFL_EW_HARDSWISH,       /* a * min(max(a + 3, 0), 6) / 6              */
+    TFL_EW_HARDSWISH_BACKWARD, /* a = dy, b = x                           */
+    TFL_EW_HARDSIGMOID,     /* min(max(a + 3, 0), 6) / 6                  */
+    TFL_EW_HARDSIGMOID_BACKWARD, /* a = dy, b = x                         */
+    TFL_EW_LOG_SIGMOID_BACKWARD,  /* a = x, b = dy */
+    TFL_EW_MSE,                   /* (a - b)^2 */
+    TFL_EW_MISH_BACKWARD,         /* a = dy, b = x */
+    TFL_EW_SIGNBIT,               /* -> 0/1 */
+    TFL_EW_ISPOSINF,              /* -> 0/1 */
+    TFL_EW_ISNEGINF,              /* -> 0/1 */
+    TFL_EW_PRELU,                 /* a > 0 ? a : b * a */
+    TFL_EW_GLU,                   /* a * sigmoid(b) */
+    TFL_EW_HEAVISIDE,             /* a == 0 ? b : a > 0 */
+    TFL_EW_XLOG1PY,               /* a * log1p(b), 0 where a == 0 */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 
@@ -116,8 +159,8 @@ typedef struct tfl_elementwise_op {
     int ndim;                /* 1..TFL_EW_MAX_DIMS                        */
     int64_t shape[TFL_EW_MAX_DIMS];
     tfl_ew_operand operand[TFL_EW_MAX_OPERANDS]; /* [0] = output          */
-    double param_f[2];
-    int64_t param_i[2];
+    double param_f[4];
+    int64_t param_i[4];
 } tfl_elementwise_op;
 
 #endif

@@ -21,6 +21,19 @@
  * backward, SUM/MEAN: grad_input[i][t] = -w[t] * grad_output[0] (/ *total_weight for MEAN)
  *   Only the target entries of kept rows are written; the caller zeroes
  *   grad_input beforehand.
+ *
+ * Spatial form (nll_loss2d: input [batch, n_classes, H, W], target
+ * [batch, H, W]): every position (b, h, w) is a row.  H and W (0 means 1)
+ * with the *_h / *_w strides (elements) locate it: input element
+ * (b, c, h, w) at b * in_stride0 + c * in_stride1 + h * in_stride_h +
+ * w * in_stride_w, target at b * tgt_stride0 + h * tgt_stride_h + w *
+ * tgt_stride_w (tgt_stride0 0 means contiguous: 1 for the plain form,
+ * H * W for the spatial one), NONE output / grad_output at b * out_stride
+ * (gout_stride) + h * .._h + w * .._w, grad_input like input.
+ * accumulate (forward SUM/MEAN): add the sums into *output and
+ * *total_weight instead of storing, and never divide (PyTorch zeroes both,
+ * accumulates, then divides in a separate TFL_LOSS_NLL_AVERAGE launch:
+ * *output /= *total_weight).
  */
 #ifndef TORCHFL_OPS_LOSS_H
 #define TORCHFL_OPS_LOSS_H
@@ -31,6 +44,7 @@
 typedef enum tfl_loss_kind {
     TFL_LOSS_NLL_FWD = 0,
     TFL_LOSS_NLL_BWD = 1,
+    TFL_LOSS_NLL_AVERAGE = 2,    /* *output /= *total_weight                 */
     TFL_LOSS_KIND_COUNT
 } tfl_loss_kind;
 
@@ -59,6 +73,14 @@ typedef struct tfl_loss_op {
     int64_t gout_stride;         /* backward NONE                          */
     void *grad_input;            /* backward                               */
     int64_t gi_stride0, gi_stride1;
+    /* spatial form (see above); all 0 for the plain [batch, n_classes] one */
+    int64_t H, W;
+    int64_t in_stride_h, in_stride_w;
+    int64_t tgt_stride0, tgt_stride_h, tgt_stride_w;
+    int64_t out_stride_h, out_stride_w;
+    int64_t gout_stride_h, gout_stride_w;
+    int64_t gi_stride_h, gi_stride_w;
+    int accumulate;
 } tfl_loss_op;
 
 #endif

@@ -938,10 +938,13 @@ static int run_warp(xblk *b, hx_warp *w)
         const uint64_t *B = SLOT(in->s[1] < 0 ? 0 : in->s[1]);
         const uint64_t *C = SLOT(in->s[2] < 0 ? 0 : in->s[2]);
         uint64_t *D = SLOT(in->d[0] < 0 ? 0 : in->d[0]);
-        int special = in->flags & (F_FTZ | F_SAT);
-        if (__builtin_expect(special != 0, 0) && in->t == T_F32 && in->op != OP_CVT &&
-            in->op != OP_SETP && in->op != OP_LD && in->op != OP_ST) {
-            if (in->flags & F_FTZ) {
+        /* rare cases, flagged at decode: .ftz/.sat post-processing of f32
+         * arithmetic, a directed rounding mode */
+        int special = 0, rmode = 0;
+        if (__builtin_expect(in->slow != 0, 0)) {
+            special = in->slow & SLOW_FTZSAT;
+            rmode = in->slow & SLOW_RMODE;
+            if (special && (in->flags & F_FTZ)) {
                 for (int l = 0; l < 32; l++) {
                     tmpA[l] = hx_fb(hx_ftz(hx_f(A[l])));
                     tmpB[l] = hx_fb(hx_ftz(hx_f(B[l])));
@@ -949,9 +952,8 @@ static int run_warp(xblk *b, hx_warp *w)
                 }
                 A = tmpA; B = tmpB; C = tmpC;
             }
-        } else special = 0;
-        int rmode = in->rnd >= R_RZ && in->rnd <= R_RP && is_float(in->t) && in->op != OP_CVT;
-        if (__builtin_expect(rmode, 0)) fesetround(cur_rnd_mode(in->rnd));
+            if (rmode) fesetround(cur_rnd_mode(in->rnd));
+        }
         if (m == 0 && in->op != OP_BRA && in->op != OP_BAR && in->op != OP_BARRED &&
             in->op != OP_BARARRIVE) {
             pc++;
@@ -1353,6 +1355,30 @@ static int run_warp(xblk *b, hx_warp *w)
             });
             break;
         }
+        K(OP_BMSK, T_U32) {
+            int clamp = in->flags & F_SHAMT;
+            LOOP({
+                uint32_t a_ = (uint32_t)A[l], b_ = (uint32_t)B[l];
+                uint32_t pos = clamp ? (a_ > 32 ? 32 : a_) : (a_ & 31);
+                uint32_t wid = clamp ? (b_ > 32 ? 32 : b_) : (b_ & 31);
+                D[l] = pos >= 32 ? 0 : (uint32_t)((((uint64_t)1 << wid) - 1) << pos);
+            });
+            break;
+        }
+        K(OP_SZEXT, T_U32) K(OP_SZEXT, T_S32) {
+            int clamp = in->flags & F_SHAMT, sg = in->t == T_S32;
+            LOOP({
+                uint32_t a_ = (uint32_t)A[l], b_ = (uint32_t)B[l];
+                uint32_t nb = clamp ? (b_ > 32 ? 32 : b_) : (b_ & 31);
+                uint32_t r;
+                if (nb == 0) r = 0;
+                else if (nb >= 32) r = a_;
+                else if (sg) r = (uint32_t)((int32_t)(a_ << (32 - nb)) >> (32 - nb));
+                else r = a_ & ((1u << nb) - 1);
+                D[l] = r;
+            });
+            break;
+        }
         U3(OP_PRMT, T_U32, prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub))
         /* ---------------------------------------------- f32 */
         U2(OP_ADD, T_F32, hx_fb(F32A + F32B))
@@ -1645,6 +1671,7 @@ static int run_warp(xblk *b, hx_warp *w)
                 hx_frame *nfa = realloc(w->fr, (size_t)nc * sizeof *nfa);
                 if (!nfa) { fail(b, HX_ERR_NOMEM, "kernel %s: out of memory", b->kfn->name); return W_ERR; }
                 w->fr = nfa; w->frcap = nc;
+                fr = &w->fr[w->nfr - 1];       /* the caller's frame moved */
             }
             if (w->sp + 1 > w->stkcap) {
                 hx_stk *ns = realloc(w->stk, (size_t)w->stkcap * 2 * sizeof *ns);
@@ -2032,7 +2059,7 @@ static int run_warp(xblk *b, hx_warp *w)
         }
         }
         if (__builtin_expect(rmode, 0)) fesetround(FE_TONEAREST);
-        if (__builtin_expect(hx_trace, 0))
+        if (__builtin_expect(hx_trace > 0, 0))
             fprintf(stderr, "hx: w%d pc %d m %08x %.*s d0=%" PRIx64 "\n", w->id, pc, m,
                     (int)in->srclen, in->src ? in->src : "", in->d[0] >= 0 ? D[__builtin_ctz(m)] : 0);
         if (__builtin_expect(special != 0, 0)) {

@@ -49,7 +49,7 @@ enum {
     OP_BARRED, OP_ATOM, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX,
     OP_ACTIVEMASK, OP_PRINTF, OP_ASSERT, OP_MALLOC, OP_FREE,
     OP_MMA, OP_LDMATRIX, OP_CPASYNC,
-    OP_ADDX, OP_SUBX, OP_MADX,   /* carry chains: add.cc, addc, sub.cc, subc, mad.cc, madc */
+    OP_ADDX, OP_SUBX, OP_MADX, OP_BMSK, OP_SZEXT,   /* carry chains: add.cc, addc, sub.cc, subc, mad.cc, madc */
     OP_COUNT
 };
 #define HX_KEY(op, t) ((op) * HX_NTYPES + (t))
@@ -96,6 +96,7 @@ typedef struct hx_insn {
     uint8_t gneg;        /* guard negated                                 */
     uint8_t symk;        /* SYMK_*: what the address offset is relative to */
     uint8_t srclen;      /* length of the opcode text at src              */
+    uint8_t slow;        /* SLOW_*: needs the interpreter's rare paths     */
     int32_t gpred;       /* guard predicate, HX_NOREG if none             */
     int32_t d[4];        /* destination slots (or predicates)             */
     int32_t s[4];        /* source slots                                  */
@@ -111,6 +112,9 @@ typedef struct hx_insn {
     int32_t x[6];        /* mma: B (x[0..1]) and C (x[2..5]) fragments    */
     const char *src;     /* opcode text in the module's PTX (errors)      */
 } hx_insn;
+
+#define SLOW_FTZSAT 1    /* f32 arithmetic with .ftz / .sat                */
+#define SLOW_RMODE 2     /* float arithmetic with .rz/.rm/.rp               */
 
 /* What an address's constant part is relative to. */
 enum { SYMK_NONE, SYMK_LOCAL, SYMK_LPARAM, SYMK_SHARED };

@@ -63,7 +63,7 @@ static int int_capable(int code)
 static int arity(int code)
 {
     switch (code) {
-    case TFL_EW_FILL:
+    case TFL_EW_FILL: case TFL_EW_ARANGE:
         return 0;
     case TFL_EW_ADD: case TFL_EW_MUL: case TFL_EW_DIV: case TFL_EW_POW: case TFL_EW_MAXIMUM:
     case TFL_EW_MINIMUM: case TFL_EW_EQ: case TFL_EW_NE: case TFL_EW_LT: case TFL_EW_LE:
@@ -74,6 +74,11 @@ static int arity(int code)
     case TFL_EW_LOGICAL_OR: case TFL_EW_LOGICAL_XOR: case TFL_EW_LERP_SCALAR:
     case TFL_EW_DIV_TRUNC: case TFL_EW_DIV_FLOOR: case TFL_EW_FMOD: case TFL_EW_REMAINDER:
     case TFL_EW_ATAN2: case TFL_EW_BITWISE_AND: case TFL_EW_BITWISE_OR: case TFL_EW_BITWISE_XOR:
+    case TFL_EW_HYPOT: case TFL_EW_COPYSIGN: case TFL_EW_LOGADDEXP: case TFL_EW_FMAX:
+    case TFL_EW_FMIN: case TFL_EW_XLOGY: case TFL_EW_ELU_BACKWARD: case TFL_EW_HARDTANH_BACKWARD:
+    case TFL_EW_HARDSWISH_BACKWARD: case TFL_EW_HARDSIGMOID_BACKWARD:
+    case TFL_EW_LOG_SIGMOID_BACKWARD: case TFL_EW_MSE: case TFL_EW_MISH_BACKWARD: case TFL_EW_PRELU:
+    case TFL_EW_GLU: case TFL_EW_HEAVISIDE: case TFL_EW_XLOG1PY:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
     case TFL_EW_ADDCDIV:
@@ -167,11 +172,13 @@ static void store_i64(int dt, char *p, int64_t st, int64_t n, const int64_t *v)
 #define K_INV_SQRT_2PI 0.3989422804014327
 
 /* One op over n elements of type T (float or double), math functions
- * named by F (f or nothing).  a, b, c may be NULL when unused. */
+ * named by F (f or nothing).  a, b, c may be NULL when unused; p holds
+ * the four scalar parameters. */
 #define EW_ROW(T, F, NAME)                                                        \
 static int NAME(int code, int64_t n, T *o, const T *a,        \
-                const T *b, const T *c, T p0, T p1)             \
+                const T *b, const T *c, const T *p)                               \
 {                                                                                 \
+    const T p0 = p[0], p1 = p[1], p2 = p[2], p3 = p[3];                           \
     int64_t i;                                                                    \
     switch (code) {                                                               \
     case TFL_EW_FILL: for (i = 0; i < n; i++) o[i] = p0; break;                   \
@@ -327,7 +334,93 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         }                                                                         \
         break;                                                                    \
     case TFL_EW_ATAN2: for (i = 0; i < n; i++) o[i] = atan2##F(a[i], b[i]); break; \
+    case TFL_EW_LOG2: for (i = 0; i < n; i++) o[i] = log2##F(a[i]); break; \
+    case TFL_EW_LOG10: for (i = 0; i < n; i++) o[i] = log10##F(a[i]); break; \
+    case TFL_EW_TAN: for (i = 0; i < n; i++) o[i] = tan##F(a[i]); break; \
+    case TFL_EW_ATAN: for (i = 0; i < n; i++) o[i] = atan##F(a[i]); break; \
+    case TFL_EW_ASIN: for (i = 0; i < n; i++) o[i] = asin##F(a[i]); break; \
+    case TFL_EW_ACOS: for (i = 0; i < n; i++) o[i] = acos##F(a[i]); break; \
+    case TFL_EW_SINH: for (i = 0; i < n; i++) o[i] = sinh##F(a[i]); break; \
+    case TFL_EW_COSH: for (i = 0; i < n; i++) o[i] = cosh##F(a[i]); break; \
+    case TFL_EW_ASINH: for (i = 0; i < n; i++) o[i] = asinh##F(a[i]); break; \
+    case TFL_EW_ACOSH: for (i = 0; i < n; i++) o[i] = acosh##F(a[i]); break; \
+    case TFL_EW_ATANH: for (i = 0; i < n; i++) o[i] = atanh##F(a[i]); break; \
+    case TFL_EW_FRAC: for (i = 0; i < n; i++) o[i] = a[i] - trunc##F(a[i]); break; \
+    case TFL_EW_MISH: for (i = 0; i < n; i++) o[i] = a[i] * tanh##F(log1p##F(exp##F(a[i]))); break; \
+    case TFL_EW_LOG_SIGMOID: for (i = 0; i < n; i++) o[i] = (a[i] < 0 ? a[i] : 0) - log1p##F(exp##F(-fabs##F(a[i]))); break; \
+    case TFL_EW_HYPOT: for (i = 0; i < n; i++) o[i] = hypot##F(a[i], b[i]); break; \
+    case TFL_EW_COPYSIGN: for (i = 0; i < n; i++) o[i] = copysign##F(a[i], b[i]); break; \
+    case TFL_EW_FMAX: for (i = 0; i < n; i++) o[i] = fmax##F(a[i], b[i]); break; \
+    case TFL_EW_FMIN: for (i = 0; i < n; i++) o[i] = fmin##F(a[i], b[i]); break; \
+    case TFL_EW_LOGADDEXP:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i], y = b[i];                                                 \
+            if (isinf(x) && x == y) { o[i] = x; continue; }                       \
+            T m = x > y ? x : y;                                                  \
+            o[i] = m + log1p##F(exp##F(-fabs##F(x - y)));                         \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_XLOGY:                                                            \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = isnan(b[i]) ? b[i] : a[i] == 0 ? 0 : a[i] * log##F(b[i]);      \
+        break;                                                                    \
     case TFL_EW_DIV_TRUNC_INV: for (i = 0; i < n; i++) o[i] = trunc##F(a[i] * p0); break; \
+    case TFL_EW_ELU:                                                              \
+        for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] * p1 : expm1##F(a[i] * p2) * p0; \
+        break;                                                                    \
+    case TFL_EW_ELU_BACKWARD:                                                     \
+        for (i = 0; i < n; i++) {                                                 \
+            if (b[i] > 0) o[i] = a[i] * p1;                                       \
+            else if (p3 != 0) o[i] = a[i] * p2 * (b[i] + p0);                     \
+            else o[i] = a[i] * p2 * p0 * exp##F(b[i] * p2);                       \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSWISH:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T r = a[i] + 3 > 0 ? a[i] + 3 : 0;                                    \
+            o[i] = a[i] * (r < 6 ? r : 6) * ((T)1 / 6);                           \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSWISH_BACKWARD:                                               \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = b[i] < -3 ? 0 : b[i] <= 3 ? a[i] * (b[i] / 3 + (T)0.5) : a[i]; \
+        break;                                                                    \
+    case TFL_EW_HARDSIGMOID:                                                      \
+        for (i = 0; i < n; i++) {                                                 \
+            T r = a[i] + 3 > 0 ? a[i] + 3 : 0;                                    \
+            o[i] = (r < 6 ? r : 6) * ((T)1 / 6);                                  \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSIGMOID_BACKWARD:                                             \
+        for (i = 0; i < n; i++) o[i] = (b[i] > -3 && b[i] < 3) ? a[i] * ((T)1 / 6) : 0; \
+        break;                                                                    \
+    case TFL_EW_LOG_SIGMOID_BACKWARD:                                             \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i], z = exp##F(-fabs##F(x));                                  \
+            T md = x < 0 ? 1 : 0, sg = x < 0 ? 1 : -1;                            \
+            o[i] = b[i] * (md - sg * (z / (1 + z)));                              \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_MSE: for (i = 0; i < n; i++) o[i] = (a[i] - b[i]) * (a[i] - b[i]); break; \
+    case TFL_EW_MISH_BACKWARD:                                                    \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = b[i], sg = 1 / (1 + exp##F(-x)), ts = tanh##F(log1p##F(exp##F(x))); \
+            o[i] = a[i] * (ts + x * sg * (1 - ts * ts));                          \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_SIGNBIT: for (i = 0; i < n; i++) o[i] = signbit(a[i]) != 0; break; \
+    case TFL_EW_ISPOSINF: for (i = 0; i < n; i++) o[i] = isinf(a[i]) && a[i] > 0; break; \
+    case TFL_EW_ISNEGINF: for (i = 0; i < n; i++) o[i] = isinf(a[i]) && a[i] < 0; break; \
+    case TFL_EW_PRELU: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : b[i] * a[i]; break; \
+    case TFL_EW_GLU: for (i = 0; i < n; i++) o[i] = a[i] * (1 / (1 + exp##F(-b[i]))); break; \
+    case TFL_EW_HEAVISIDE: for (i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : (T)(a[i] > 0); break; \
+    case TFL_EW_XLOG1PY:                                                          \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = isnan(b[i]) ? b[i] : a[i] == 0 ? 0 : a[i] * log1p##F(b[i]);    \
+        break;                                                                    \
+    case TFL_EW_HARDTANH_BACKWARD:                                                \
+        for (i = 0; i < n; i++) o[i] = (b[i] <= p0 || b[i] >= p1) ? 0 : a[i];     \
+        break;                                                                    \
     case TFL_EW_DIV_FLOOR_INV:                                                    \
         for (i = 0; i < n; i++) {                                                 \
             T x = a[i], mod = fmod##F(x, p0), div = (x - mod) * p1, fl;           \
@@ -539,8 +632,9 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
                     in[k - 1] = (const float *)(ptr[k] + s0 * 4);
                 }
             }
-            if (!row_f32(op->code, m, (float *)(ptr[0] + s0 * 4), in[0], in[1], in[2],
-                         (float)op->param_f[0], (float)op->param_f[1]))
+            const float pf[4] = { (float)op->param_f[0], (float)op->param_f[1],
+                                  (float)op->param_f[2], (float)op->param_f[3] };
+            if (!row_f32(op->code, m, (float *)(ptr[0] + s0 * 4), in[0], in[1], in[2], pf))
                 return TFL_ERR_UNSUPPORTED;
             continue;
         }
@@ -570,10 +664,41 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
                 }
                 in[k - 1] = bufs.f[k];
             }
-            if (!row_f64(op->code, m, bufs.f[0], in[0], in[1], in[2], op->param_f[0],
-                         op->param_f[1]))
+            if (!row_f64(op->code, m, bufs.f[0], in[0], in[1], in[2], op->param_f))
                 return TFL_ERR_UNSUPPORTED;
             store_f64(op->operand[0].dtype, ptr[0] + s0 * st[0], st[0], m, bufs.f[0]);
+        }
+    }
+    return TFL_OK;
+}
+
+/* out[i] = start + step * i in the compute type (float arithmetic for
+ * float outputs, as the GPU does), i the flat index of a 1-d output. */
+static tfl_status arange(const tfl_elementwise_op *op, const ew_iter *it, int64_t n)
+{
+    if (it->ndim != 1)
+        return TFL_ERR_UNSUPPORTED;
+    char *o = op->operand[0].data;
+    int64_t so = it->st[0][0];
+    int od = op->operand[0].dtype;
+    for (int64_t s0 = 0; s0 < n; s0 += CHUNK) {
+        int64_t m = n - s0 < CHUNK ? n - s0 : CHUNK;
+        if (is_int(op->compute)) {
+            for (int64_t j = 0; j < m; j++)
+                bufs.i[0][j] = (int64_t)((uint64_t)op->param_i[0] +
+                                         (uint64_t)op->param_i[1] * (uint64_t)(s0 + j));
+            store_i64(od, o + s0 * so, so, m, bufs.i[0]);
+        } else if (op->compute == TFL_DT_F32) {
+            float a = (float)op->param_f[0], d = (float)op->param_f[1];
+            for (int64_t j = 0; j < m; j++) {
+                float inc = d * (float)(s0 + j);
+                bufs.f[0][j] = a + inc;
+            }
+            store_f64(od, o + s0 * so, so, m, bufs.f[0]);
+        } else {
+            for (int64_t j = 0; j < m; j++)
+                bufs.f[0][j] = op->param_f[0] + op->param_f[1] * (double)(s0 + j);
+            store_f64(od, o + s0 * so, so, m, bufs.f[0]);
         }
     }
     return TFL_OK;
@@ -598,6 +723,8 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
     if (total == 0)
         return TFL_OK;
     coalesce(&it);
+    if (op->code == TFL_EW_ARANGE)
+        return arange(op, &it, total);
 
     /* Integer domain only when the op is integral end to end. */
     int domain_int = is_int(op->compute) && int_capable(op->code);

@@ -236,7 +236,7 @@ static hx_status parse_var_decl(ptx_lex *L, int space, hx_var *v, char *err,
             ptx_tok n = ptx_next(L);
             int k; int64_t iv; double dv;
             if (n.kind != TK_WORD || parse_number(n.s, n.len, &k, &iv, &dv) ||
-                k != NUM_INT || iv <= 0 || iv > 4096)
+                k != NUM_INT || iv <= 0 || iv > 4096 || (iv & (iv - 1)))
                 return perr(err, errlen, n.line, "bad .align");
             align = (size_t)iv;
         } else if (ptx_is(&t, ".v2")) vec = 2;
@@ -356,7 +356,7 @@ static hx_status fill_init(hx_module *m, hx_var *v, int elem_type, char *err,
         int k; int64_t iv; double dv;
         if (!parse_number(t.s, t.len, &k, &iv, &dv)) {
             if (k == NUM_INT) {
-                if (neg) iv = -iv;
+                if (neg) iv = (int64_t)(0 - (uint64_t)iv);
                 if (elem_type == T_F32) { float f = (float)iv; uint32_t u; memcpy(&u, &f, 4); bits = u; }
                 else if (elem_type == T_F64) { double d = (double)iv; memcpy(&bits, &d, 8); }
                 else bits = (uint64_t)iv;
@@ -402,7 +402,7 @@ static hx_status fill_init(hx_module *m, hx_var *v, int elem_type, char *err,
                 ptx_tok n = ptx_next(&L);
                 if (n.kind != TK_WORD || parse_number(n.s, n.len, &k, &iv, &dv) || k != NUM_INT)
                     return perr(err, errlen, n.line, "bad address offset in initialiser");
-                off = sub ? -iv : iv;
+                off = sub ? (int64_t)(0 - (uint64_t)iv) : iv;
             }
             int vi = name_find(m->vhash, ns, nl);
             if (vi >= 0 && m->vars[vi]->storage)
@@ -784,7 +784,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
             int k; int64_t iv; double dv;
             if (!parse_number(a.s, a.len, &k, &iv, &dv)) {
                 if (k != NUM_INT) return perr(d->err, d->errlen, a.line, "bad address offset");
-                o->off += sign * iv;
+                o->off = (int64_t)((uint64_t)o->off + (sign < 0 ? 0 - (uint64_t)iv : (uint64_t)iv));
             } else {
                 popnd r; memset(&r, 0, sizeof r);
                 hx_status st = parse_reg_or_sym(d, a, &r);
@@ -812,7 +812,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
             int i = o->nvec++;
             if (!parse_number(a.s, a.len, &k, &iv, &dv)) {
                 o->vkind[i] = O_IMM; o->vnk[i] = k;
-                o->viv[i] = neg ? -iv : iv; o->vdv[i] = neg ? -dv : dv;
+                o->viv[i] = neg ? (int64_t)(0 - (uint64_t)iv) : iv; o->vdv[i] = neg ? -dv : dv;
                 if (neg && k == NUM_F32BITS) o->viv[i] = iv ^ 0x80000000;
                 if (neg && k == NUM_F64BITS) o->viv[i] = (int64_t)((uint64_t)iv ^ 0x8000000000000000ull);
             } else {
@@ -836,7 +836,7 @@ static hx_status parse_operand(dctx *d, popnd *o)
     if (!parse_number(t.s, t.len, &k, &iv, &dv)) {
         o->kind = O_IMM; o->nk = k; o->iv = iv; o->dv = dv;
         if (neg) {
-            if (k == NUM_INT) o->iv = -iv;
+            if (k == NUM_INT) o->iv = (int64_t)(0 - (uint64_t)iv);
             else if (k == NUM_FLOAT) o->dv = -dv;
             else if (k == NUM_F32BITS) o->iv = iv ^ 0x80000000;
             else o->iv = (int64_t)((uint64_t)iv ^ 0x8000000000000000ull);
@@ -1035,7 +1035,7 @@ static hx_status parse_param_decl(dctx *d, int kind, hx_param *out)
             ptx_tok n = ptx_next(L);
             int k; int64_t iv; double dv;
             if (n.kind != TK_WORD || parse_number(n.s, n.len, &k, &iv, &dv) || k != NUM_INT ||
-                iv <= 0 || iv > 4096)
+                iv <= 0 || iv > 4096 || (iv & (iv - 1)))
                 return perr(d->err, d->errlen, n.line, "bad .align");
             align = (size_t)iv;
         } else if (ptx_is(&t, ".ptr") || ptx_is(&t, ".global") || ptx_is(&t, ".shared") ||
@@ -1292,7 +1292,7 @@ static int known_base(const char *b)
         "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "and", "or", "xor",
         "not", "cnot", "lop3", "shl", "shr", "shf", "bfe", "bfi", "brev", "clz", "popc",
         "bfind", "dp4a", "dp2a", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos",
-        "tanh", "copysign", "prmt", "addc", "subc", "madc",
+        "tanh", "copysign", "prmt", "addc", "subc", "madc", "bmsk", "szext",
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (!strcmp(b, k[i])) return 1;
@@ -1704,6 +1704,7 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
             {"ex2", OP_EX2, 1}, {"lg2", OP_LG2, 1}, {"sin", OP_SIN, 1}, {"cos", OP_COS, 1},
             {"tanh", OP_TANH, 1}, {"copysign", OP_COPYSIGN, 2}, {"prmt", OP_PRMT, 3},
             {"addc", OP_ADD, 2}, {"subc", OP_SUB, 2}, {"madc", OP_MAD, 3},
+            {"bmsk", OP_BMSK, 2}, {"szext", OP_SZEXT, 2},
         };
         /* carry chains: the CC.CF flag is a hidden predicate */
         int arith = !strcmp(base, "add") || !strcmp(base, "sub") || !strcmp(base, "mad");
@@ -1775,7 +1776,7 @@ static hx_status decode_insn(dctx *d, ptx_tok opt, int gpred, int gneg)
             int ty = t;
             if ((op == OP_SHL || op == OP_SHR) && i == 1) ty = T_U32;
             if ((op == OP_BFE && i > 0) || (op == OP_BFI && i > 1)) ty = T_U32;
-            if ((op == OP_SHF_L || op == OP_SHF_R)) ty = T_U32;
+            if ((op == OP_SHF_L || op == OP_SHF_R || op == OP_BMSK || op == OP_SZEXT) && i > 0) ty = T_U32;
             if (op == OP_MULWIDE || op == OP_MADWIDE) ty = (i == 2) ? t : t;
             if ((op == OP_DP4A || op == OP_DP2A) && i == 1) ty = mo.types[1];
             in->s[i] = SRC(1 + i, ty);
@@ -2143,6 +2144,15 @@ hx_status hx_ptx_decode(hx_module *m, hx_func *f, char *err, size_t errlen)
         HASH_FIND(hh, d.labels, d.fix[i].s, (unsigned)d.fix[i].len, lb);
         if (!lb) st = perr(err, errlen, d.fix[i].line, "unknown label '%.*s'", d.fix[i].len, d.fix[i].s);
         else d.code[d.fix[i].pc].target = lb->pc;
+    }
+    for (int i = 0; !st && i < d.ncode; i++) {
+        hx_insn *in = &d.code[i];
+        int fl = in->t == T_F16 || in->t == T_F32 || in->t == T_F64 || in->t == T_BF16;
+        if ((in->flags & (F_FTZ | F_SAT)) && in->t == T_F32 && in->op != OP_CVT && in->op != OP_SETP &&
+            in->op != OP_LD && in->op != OP_ST)
+            in->slow |= SLOW_FTZSAT;
+        if (in->rnd >= R_RZ && in->rnd <= R_RP && fl && in->op != OP_CVT)
+            in->slow |= SLOW_RMODE;
     }
     if (!st) {
         f->code = d.code; d.code = NULL;

@@ -10,7 +10,8 @@
  *       contiguous; LoadWithCast/StoreWithCast carry the operands' dtypes;
  *   elementwise_kernel<128, vt, gpu_kernel_impl[_nocast]<F>(...)::{lambda(int)#1}>(int N, lambda)
  *       strided ("legacy"): the lambda holds OffsetCalculator<n>, the data
- *       pointers, f, and (casting form) the operands' ScalarTypes.
+ *       pointers, f, and (casting form) the operands' ScalarTypes;
+ * and arange's elementwise_kernel_with_index<index_t, F>(N, f, out).
  * The functor F (a struct such as BinaryFunctor<float,float,float,
  * MulFunctor<float>>, or a lambda named by its enclosing function) says
  * what is computed; its captured scalars are in its parameter bytes.
@@ -114,6 +115,25 @@ static tfl_ew_plan *plan_of(const char *s)
         p.store_cast = cast_count(a[6], al[6], "memory::StoreWithCast", "memory::StoreWithoutCast");
         if (p.load_cast < 0 || p.store_cast < 0 || p.store_cast == 1 || p.store_cast > 2)
             return NULL;
+    } else if (strncmp(s, "elementwise_kernel_with_index<", 30) == 0) {
+        /* (index_t N, lambda(int64 i) -> scalar_t, scalar_t* out) */
+        if (tfl_pt_template_args(s + 29, a, al, 8) != 2)
+            return NULL;
+        p.form = TFL_EWF_INDEX;
+        p.index_bytes = starts(a[0], al[0], "int") && al[0] == 3 ? 4
+                      : starts(a[0], al[0], "long") && al[0] == 4 ? 8 : 0;
+        char lb[1024];
+        if (!p.index_bytes || al[1] >= sizeof lb)
+            return NULL;
+        memcpy(lb, a[1], al[1]);
+        lb[al[1]] = 0;
+        if (!tfl_ew_parse_index_functor(lb, &p.fn))
+            return NULL;
+        p.ntensors = 1;
+        tfl_ew_plan *out = malloc(sizeof *out);
+        if (out)
+            *out = p;
+        return out;
     } else if (strncmp(s, "elementwise_kernel<128,", 23) == 0) {
         if (tfl_pt_template_args(s + 18, a, al, 8) != 3)
             return NULL;
@@ -169,7 +189,7 @@ tfl_ew_plan *tfl_ew_plan_for(const char *mangled)
     char *d = tfl_pt_demangle(mangled);
     if (!d)
         return NULL;
-    if (!strstr(d, "elementwise_kernel<")) {
+    if (!strstr(d, "elementwise_kernel")) {
         free(d);
         return NULL;
     }
@@ -187,7 +207,7 @@ static int match(const char *mangled, void **cookie)
     tfl_ew_plan *p = tfl_ew_plan_for(mangled);
     if (!p)
         return 0;
-    static const char *forms[] = { "?", "vectorized", "unrolled", "legacy" };
+    static const char *forms[] = { "?", "vectorized", "unrolled", "legacy", "with_index" };
     tfl_debug("elementwise: %s as %s%s (vec/unroll %d, %d tensors, %s%s): %s", p->fn.name,
               forms[p->form], p->legacy_cast ? " casting" : "", p->vec, p->ntensors,
               p->load_cast ? "load-cast " : "", p->store_cast ? "store-cast" : "", mangled);

@@ -30,6 +30,7 @@ const char *tfl_ew_code_name(int code)
         "round", "trunc", "logical_and", "logical_or", "logical_xor", "bitwise_not", "lerp",
         "lerp_scalar", "addcmul", "addcdiv", "div_trunc", "div_floor", "fmod", "remainder",
         "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "div_trunc", "div_floor",
+        "arange", "log2", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "frac", "mish", "log_sigmoid", "hypot", "copysign", "logaddexp", "fmax", "fmin", "xlogy",
     };
     return code >= 0 && code < TFL_EW_CODE_COUNT && names[code] ? names[code] : "?";
 }
@@ -50,7 +51,11 @@ int tfl_ew_param_layout(const tfl_ew_plan *p, size_t *off, size_t *size, int max
     int n = 0;
     size_t data_bytes = 8 * (size_t)p->ntensors;
     o[n] = 0; s[n++] = 4;                                        /* N */
-    if (p->form == TFL_EWF_LEGACY) {
+    if (p->form == TFL_EWF_INDEX) {
+        s[0] = (size_t)p->index_bytes;
+        o[n] = 8; s[n++] = p->fn.size;
+        o[n] = tfl_pt_align(8 + p->fn.size, 8); s[n++] = 8;     /* scalar_t* out */
+    } else if (p->form == TFL_EWF_LEGACY) {
         size_t lam = tfl_pt_align(tfl_pt_offset_calc_size(p->ntensors), 8) + data_bytes
                      + p->fn.size;
         if (p->legacy_cast)
@@ -87,6 +92,15 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
     int nt = p->ntensors;
     int32_t n32;
     memcpy(&n32, args[0], 4);
+    if (p->form == TFL_EWF_INDEX && p->index_bytes == 8) {
+        int64_t n64;
+        memcpy(&n64, args[0], 8);
+        if (n64 > INT32_MAX) {
+            snprintf(err, errlen, "elementwise %s: %lld elements", fn->name, (long long)n64);
+            return TFL_ERR_UNSUPPORTED;
+        }
+        n32 = (int32_t)n64;
+    }
     if (n32 < 0) {
         snprintf(err, errlen, "elementwise %s: negative element count %d", fn->name, (int)n32);
         return TFL_ERR_INVALID;
@@ -134,10 +148,13 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
             snprintf(err, errlen, "elementwise %s: shape does not match N=%d", fn->name, (int)n32);
             return TFL_ERR_UNSUPPORTED;
         }
+    } else if (p->form == TFL_EWF_INDEX) {
+        fb = args[1];
+        memcpy(data, args[2], 8);
+        op->ndim = 1;
+        op->shape[0] = n32;
+        strides[0][0] = (int64_t)tfl_pt_dtype_size(dt[0]);
     } else {
-        size_t off[8], sz[8];
-        tfl_ew_param_layout(p, off, sz, 8);
-        (void)off; (void)sz;
         fb = args[1];
         memcpy(data, args[2], 8 * (size_t)nt);
         if (p->form == TFL_EWF_UNROLLED) {
@@ -176,10 +193,12 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
         if (!tfl_pt_load_scalar(fb + f->off, (tfl_dtype)f->dtype, &vf, &vi))
             return TFL_ERR_UNSUPPORTED;
         switch (f->role) {
-        case TFL_EWP_PARAM0: case TFL_EWP_PARAM1:
-            op->param_f[f->role] = vf;
-            op->param_i[f->role] = vi;
+        case TFL_EWP_PARAM0: case TFL_EWP_PARAM1: case TFL_EWP_PARAM2: case TFL_EWP_PARAM3: {
+            int slot = f->role <= TFL_EWP_PARAM1 ? f->role : f->role - TFL_EWP_PARAM2 + 2;
+            op->param_f[slot] = vf;
+            op->param_i[slot] = vi;
             break;
+        }
         case TFL_EWP_SELECT:
             if (vi < 0 || vi >= fn->nsel) {
                 snprintf(err, errlen, "elementwise %s: unknown variant %lld", fn->name,
@@ -187,6 +206,8 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
                 return TFL_ERR_UNSUPPORTED;
             }
             code = fn->sel[vi];
+            break;
+        case TFL_EWP_IGNORE:
             break;
         default:
             cst.is_scalar = 1;

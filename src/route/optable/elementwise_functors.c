@@ -13,7 +13,7 @@
  * Capture layouts come from PyTorch 2.11's sources and are checked against
  * the cubin parameter sizes (tests/unit/test_ops_elementwise.c).  Capture
  * type letters: T = the functor's scalar_t, O = its opmath type (float for
- * Half/BFloat16), i = a 4-byte enum.
+ * Half/BFloat16), i = a 4-byte enum, b = a bool.
  */
 #include "route/optable/elementwise_table.h"
 #include "route/optable/pt_abi.h"
@@ -31,7 +31,7 @@ typedef struct ew_entry {
     int out_kind;            /* 0: scalar_t, 1: bool, 2: Half, 3: BFloat16 */
     int wrapped;             /* lambda with captures or [=]: +8-byte ptr  */
     const char *caps;        /* capture types, layout order               */
-    signed char role[3];     /* per capture: TFL_EWP_*                    */
+    signed char role[4];     /* per capture: TFL_EWP_*                    */
     const int *sel;
     int nsel;
     const char *name;
@@ -42,7 +42,7 @@ static const int sel_eq[] = { TFL_EW_EQ, TFL_EW_NE };
 static const int sel_cmp[] = { TFL_EW_GE, TFL_EW_GT, TFL_EW_LE, TFL_EW_LT };
 static const int sel_clamp[] = { TFL_EW_CLAMP_MIN, TFL_EW_CLAMP_MAX, TFL_EW_CLAMP };
 
-#define NOCAP NULL, { -1, -1, -1 }, NULL, 0
+#define NOCAP NULL, { -1, -1, -1, -1 }, NULL, 0
 static const ew_entry table[] = {
     /* structs */
     { "FillFunctor", 1, 0, 0, 0, TFL_EW_FILL, 0, 0, "T", { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "fill", 0 },
@@ -129,6 +129,49 @@ static const ew_entry table[] = {
       { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "addcdiv", 0 },
     { "binary_internal::div_trunc_kernel_cuda", 0, 0, 0, 2, TFL_EW_DIV_TRUNC, 0, 0, NOCAP, "div_trunc", 0 },
     { "binary_internal::div_floor_kernel_cuda", 0, 0, 0, 2, TFL_EW_DIV_FLOOR, 0, 0, NOCAP, "div_floor", 0 },
+    { "log2_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOG2, 0, 0, NOCAP, "log2", 0 },
+    { "log10_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOG10, 0, 0, NOCAP, "log10", 0 },
+    { "tan_kernel_cuda", 0, 0, 0, 1, TFL_EW_TAN, 0, 0, NOCAP, "tan", 0 },
+    { "atan_kernel_cuda", 0, 0, 0, 1, TFL_EW_ATAN, 0, 0, NOCAP, "atan", 0 },
+    { "asin_kernel_cuda", 0, 0, 0, 1, TFL_EW_ASIN, 0, 0, NOCAP, "asin", 0 },
+    { "acos_kernel_cuda", 0, 0, 0, 1, TFL_EW_ACOS, 0, 0, NOCAP, "acos", 0 },
+    { "sinh_kernel_cuda", 0, 0, 0, 1, TFL_EW_SINH, 0, 0, NOCAP, "sinh", 0 },
+    { "cosh_kernel_cuda", 0, 0, 0, 1, TFL_EW_COSH, 0, 0, NOCAP, "cosh", 0 },
+    { "asinh_kernel_cuda", 0, 0, 0, 1, TFL_EW_ASINH, 0, 0, NOCAP, "asinh", 0 },
+    { "acosh_kernel_cuda", 0, 0, 0, 1, TFL_EW_ACOSH, 0, 0, NOCAP, "acosh", 0 },
+    { "atanh_kernel_cuda", 0, 0, 0, 1, TFL_EW_ATANH, 0, 0, NOCAP, "atanh", 0 },
+    { "frac_kernel_cuda", 0, 0, 0, 1, TFL_EW_FRAC, 0, 0, NOCAP, "frac", 0 },
+    { "mish_kernel", 0, 0, 0, 1, TFL_EW_MISH, 0, 0, NOCAP, "mish", 0 },
+    { "launch_log_sigmoid_forward_kernel", 0, 0, 0, 1, TFL_EW_LOG_SIGMOID, 0, 0, NOCAP, "log_sigmoid", 0 },
+    { "hypot_kernel_cuda", 0, 0, 0, 2, TFL_EW_HYPOT, 0, 0, NOCAP, "hypot", 0 },
+    { "copysign_kernel_cuda", 0, 0, 0, 2, TFL_EW_COPYSIGN, 0, 0, NOCAP, "copysign", 0 },
+    { "logaddexp_kernel_cuda", 0, 0, 0, 2, TFL_EW_LOGADDEXP, 0, 0, NOCAP, "logaddexp", 0 },
+    { "fmax_kernel_cuda", 0, 0, 0, 2, TFL_EW_FMAX, 0, 0, NOCAP, "fmax", 0 },
+    { "fmin_kernel_cuda", 0, 0, 0, 2, TFL_EW_FMIN, 0, 0, NOCAP, "fmin", 0 },
+    { "xlogy_kernel_cuda", 0, 0, 0, 2, TFL_EW_XLOGY, 0, 0, NOCAP, "xlogy", 0 },
+    { "elu_kernel", 0, 0, 0, 1, TFL_EW_ELU, 0, 1, "OOO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, -1 }, NULL, 0, "elu", 0 },
+    { "elu_backward_kernel", 0, 0, 0, 2, TFL_EW_ELU_BACKWARD, 0, 1, "OOOb",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, TFL_EWP_PARAM3 }, NULL, 0, "elu_backward", 0 },
+    { "hardtanh_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDTANH_BACKWARD, 0, 1, "OO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "hardtanh_backward", 0 },
+    { "log_sigmoid_backward_kernel", 0, 0, 0, 2, TFL_EW_LOG_SIGMOID_BACKWARD, 0, 0, NOCAP, "log_sigmoid_backward", 0 },
+    { "mse_kernel_cuda", 0, 0, 0, 2, TFL_EW_MSE, 0, 0, NOCAP, "mse", 0 },
+    { "mish_backward_kernel", 0, 0, 0, 2, TFL_EW_MISH_BACKWARD, 0, 0, NOCAP, "mish_backward", 0 },
+    { "signbit_kernel_cuda", 0, 0, 0, 1, TFL_EW_SIGNBIT, 1, 0, NOCAP, "signbit", 0 },
+    { "isposinf_kernel_impl", 0, 0, 0, 1, TFL_EW_ISPOSINF, 1, 0, NOCAP, "isposinf", 0 },
+    { "isneginf_kernel_impl", 0, 0, 0, 1, TFL_EW_ISNEGINF, 1, 0, NOCAP, "isneginf", 0 },
+    { "prelu_kernel", 0, 0, 0, 2, TFL_EW_PRELU, 0, 0, NOCAP, "prelu", 0 },
+    { "glu_kernel", 0, 0, 0, 2, TFL_EW_GLU, 0, 0, NOCAP, "glu", 0 },
+    { "heaviside_kernel_cuda", 0, 0, 0, 2, TFL_EW_HEAVISIDE, 0, 0, NOCAP, "heaviside", 0 },
+    { "xlog1py_kernel_cuda", 0, 0, 0, 2, TFL_EW_XLOG1PY, 0, 0, NOCAP, "xlog1py", 0 },
+    /* these capture only their fixed constants (0, 1/6, 3, 6, ...) */
+    { "hardswish_kernel", 0, 0, 0, 1, TFL_EW_HARDSWISH, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0, "hardswish", 0 },
+    { "hardswish_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDSWISH_BACKWARD, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0,
+      "hardswish_backward", 0 },
+    { "hardsigmoid_kernel", 0, 0, 0, 1, TFL_EW_HARDSIGMOID, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0, "hardsigmoid", 0 },
+    { "hardsigmoid_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDSIGMOID_BACKWARD, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0,
+      "hardsigmoid_backward", 0 },
     /* divisor a CPU scalar: the lambda keeps its reciprocal (and value) */
     { "binary_internal::div_trunc_kernel_cuda", 0, 0, 0, 1, TFL_EW_DIV_TRUNC_INV, 0, 1, "O",
       { TFL_EWP_PARAM0, -1, -1 }, NULL, 0, "div_trunc", 0 },
@@ -156,7 +199,7 @@ static int layout(const ew_entry *e, tfl_dtype t, tfl_ew_functor *f)
     size_t off = 0, al = 1;
     int n = 0;
     for (const char *c = e->caps; c && *c; c++, n++) {
-        tfl_dtype dt = *c == 'T' ? t : *c == 'O' ? opmath(t) : TFL_DT_I32;
+        tfl_dtype dt = *c == 'T' ? t : *c == 'O' ? opmath(t) : *c == 'b' ? TFL_DT_BOOL : TFL_DT_I32;
         size_t sz = tfl_pt_dtype_size(dt);
         if (!sz || sz > 8)
             return 0;               /* complex captures: not mapped */
@@ -323,7 +366,7 @@ int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)
     /* A/BUnaryFunctor { inner f; arg-0 type of inner (its "opmath") c; } */
     tfl_dtype ct = in.in_dt[0];
     size_t cs = tfl_pt_dtype_size(ct);
-    if (!cs || cs > 8 || f->nfield >= 4)
+    if (!cs || cs > 8 || f->nfield >= (int)(sizeof f->field / sizeof f->field[0]))
         return 0;
     size_t off = tfl_pt_align(in.size, cs);
     f->field[f->nfield].off = (uint16_t)off;
@@ -336,5 +379,49 @@ int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)
     f->in_dt[0] = wrap == 2 ? t2 : t1;
     f->in_dt[1] = TFL_DT_COUNT;
     f->const_pos = wrap == 2 ? 1 : 2;
+    return 1;
+}
+
+/* arange_cuda_out's lambda [xstart, xstep](int64_t i) -> scalar_t, one per
+ * dispatched type.  The name does not carry scalar_t: the inner dispatch
+ * lambda's index does, in AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16)'s case
+ * order (Byte, Char, Int, Long, Short, Double, Float, Half, BFloat16).  The
+ * captures are accscalar_t (int64 for integers, float for the float
+ * types, double), in capture-list order, plus nvcc's pointer; the sizes
+ * (24 for the 8-byte accumulators, 16 for float) are checked against the
+ * cubin. */
+int tfl_ew_parse_index_functor(const char *s, tfl_ew_functor *f)
+{
+    static const tfl_dtype out_of[10] = { TFL_DT_COUNT, TFL_DT_U8, TFL_DT_I8, TFL_DT_I32,
+        TFL_DT_I64, TFL_DT_COUNT /* short */, TFL_DT_F64, TFL_DT_F32, TFL_DT_F16, TFL_DT_BF16 };
+    memset(f, 0, sizeof *f);
+    if (strncmp(s, "arange_cuda_out(", 16) != 0)
+        return 0;
+    const char *q = strstr(s, "::{lambda()#");
+    q = q ? strstr(q + 1, "::{lambda()#") : NULL;
+    if (!q || !strstr(q, "{lambda(long)#1}"))
+        return 0;
+    int k = atoi(q + strlen("::{lambda()#"));
+    if (k < 1 || k > 9 || out_of[k] == TFL_DT_COUNT)
+        return 0;
+    tfl_dtype out = out_of[k];
+    tfl_dtype acc = out == TFL_DT_F64 ? TFL_DT_F64
+                  : (out == TFL_DT_F32 || out == TFL_DT_F16 || out == TFL_DT_BF16) ? TFL_DT_F32
+                  : TFL_DT_I64;
+    size_t as = tfl_pt_dtype_size(acc);
+    f->name = "arange";
+    f->code = TFL_EW_ARANGE;
+    f->arity = 0;
+    f->out_dt = out;
+    f->compute = acc;
+    f->nfield = 2;
+    f->field[0].off = 0;                       /* xstart */
+    f->field[0].role = TFL_EWP_PARAM0;
+    f->field[0].dtype = (uint8_t)acc;
+    f->field[1].off = (uint16_t)as;            /* xstep */
+    f->field[1].role = TFL_EWP_PARAM1;
+    f->field[1].dtype = (uint8_t)acc;
+    f->size = tfl_pt_align(2 * as, 8) + 8;
+    f->align = 8;
     return 1;
 }

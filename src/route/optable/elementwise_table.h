@@ -14,7 +14,8 @@
 typedef enum tfl_ew_form {
     TFL_EWF_VECTORIZED = 1,
     TFL_EWF_UNROLLED,
-    TFL_EWF_LEGACY
+    TFL_EWF_LEGACY,
+    TFL_EWF_INDEX            /* elementwise_kernel_with_index (arange)      */
 } tfl_ew_form;
 
 /* Where a functor keeps one captured value and what it means. */
@@ -23,7 +24,10 @@ enum {
     TFL_EWP_PARAM1 = 1,      /* -> param[1]                                 */
     TFL_EWP_SELECT = 2,      /* an enum choosing the op code (sel table)    */
     TFL_EWP_CONST_A = 3,     /* the constant first input                    */
-    TFL_EWP_CONST_B = 4      /* the constant second input                   */
+    TFL_EWP_CONST_B = 4,     /* the constant second input                   */
+    TFL_EWP_PARAM2 = 5,      /* -> param[2]                                 */
+    TFL_EWP_PARAM3 = 6,      /* -> param[3]                                 */
+    TFL_EWP_IGNORE = 7       /* a constant the op's definition already has  */
 };
 
 typedef struct tfl_ew_field {
@@ -45,7 +49,7 @@ typedef struct tfl_ew_functor {
     int const_pos;           /* 0, or 1/2: op input that is a constant      */
     size_t size, align;      /* sizeof / alignof the functor                */
     int nfield;
-    tfl_ew_field field[4];
+    tfl_ew_field field[5];
 } tfl_ew_functor;
 
 typedef struct tfl_ew_plan {
@@ -55,11 +59,15 @@ typedef struct tfl_ew_plan {
     int load_cast;           /* unrolled: LoadWithCast<k>: k+1 (0: without) */
     int store_cast;          /* unrolled: StoreWithCast<1>: 2 (0: without)   */
     int legacy_cast;         /* legacy: gpu_kernel_impl (dtypes captured)   */
+    int index_bytes;         /* with_index: size of N (int or int64_t)      */
     tfl_ew_functor fn;
 } tfl_ew_plan;
 
 /* Parse a simplified demangled functor type name; 0 if not mapped. */
 int tfl_ew_parse_functor(const char *name, tfl_ew_functor *out);
+
+/* Functor of an elementwise_kernel_with_index kernel (arange). */
+int tfl_ew_parse_index_functor(const char *name, tfl_ew_functor *out);
 
 /* The plan for a mangled kernel name (malloc'd), or NULL. */
 tfl_ew_plan *tfl_ew_plan_for(const char *mangled);

@@ -29,18 +29,42 @@
  *
  * PackedTensorAccessor64<T, N> = { T *data; int64 sizes[N]; int64 strides[N]; }
  * (strides in elements).  size_average distinguishes mean from sum; 2-d
- * rows are ndim elements apart.  The nll_loss2d_* kernels (inputs with
- * spatial dimensions) are not mapped.
+ * rows are ndim elements apart.
+ *
+ * Spatial inputs (NLLLoss2d.cu; input [N, C, H, W], target [N, H, W] int64):
+ *   nll_loss2d_forward_kernel<scalar, acc, index>
+ *       (scalar *output, scalar *total_weight, const scalar *input,
+ *        const int64 *target, const scalar *weight, int n_classes,
+ *        int map_nelem, int blocks_per_sample, int64 ignore_index)
+ *       samples = gridDim.x / blocks_per_sample, contiguous; each block
+ *       atomically adds its partial sums into the zeroed *output and
+ *       *total_weight: the native op adds the whole sum in one go.
+ *   nll_loss2d_forward_size_average_kernel<scalar>(scalar *output, const scalar *total_weight)
+ *   nll_loss2d_backward_kernel<scalar>
+ *       (scalar *grad_input, const scalar *grad_output, const int64 *target,
+ *        const scalar *weights, const scalar *total_weight, bool size_average,
+ *        int n_classes, int map_nelem, int blocks_per_sample, int64 ignore_index)
+ *   nll_loss2d_forward_no_reduce_kernel<scalar>
+ *       (int64 n, PackedTensorAccessor64<scalar,4> input,
+ *        PackedTensorAccessor64<int64,3> target, PackedTensorAccessor64<scalar,3> output,
+ *        const scalar *weight, int64 ignore_index)
+ *   nll_loss2d_backward_no_reduce_kernel<scalar>
+ *       (int64 n, PackedTensorAccessor64<int64,3> target,
+ *        PackedTensorAccessor64<scalar,3> grad_output,
+ *        PackedTensorAccessor64<scalar,4> grad_input, const scalar *weight,
+ *        int64 ignore_index)
  */
 #include "route/optable.h"
 #include "route/dispatch.h"
 #include "mem/mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { F_NONE, F_1D, F_2D, B_NONE, B_1D, B_2D } lkind;
+typedef enum { F_NONE, F_1D, F_2D, B_NONE, B_1D, B_2D,
+               S_FWD, S_AVG, S_BWD, S_FWD_NONE, S_BWD_NONE } lkind;
 
 typedef struct lcookie {
     lkind k;
@@ -57,8 +81,14 @@ static int match(const char *m, void **cookie)
         {"39nll_loss_backward_no_reduce_cuda_kernelI", B_NONE, 0, "nll_loss_bwd"},
         {"39nll_loss_backward_reduce_cuda_kernel_1dI", B_1D, 0, "nll_loss_bwd"},
         {"39nll_loss_backward_reduce_cuda_kernel_2dI", B_2D, 0, "nll_loss_bwd"},
+        {"25nll_loss2d_forward_kernelI", S_FWD, 1, "nll_loss2d_fwd"},
+        {"38nll_loss2d_forward_size_average_kernelI", S_AVG, 0, "nll_loss2d_avg"},
+        {"26nll_loss2d_backward_kernelI", S_BWD, 0, "nll_loss2d_bwd"},
+        {"35nll_loss2d_forward_no_reduce_kernelI", S_FWD_NONE, 0, "nll_loss2d_fwd"},
+        {"36nll_loss2d_backward_no_reduce_kernelI", S_BWD_NONE, 0, "nll_loss2d_bwd"},
     };
-    if (!m || strncmp(m, "_ZN2at6native", 13) || !strstr(m, "_Loss_cu_"))
+    if (!m || strncmp(m, "_ZN2at6native", 13) ||
+        (!strstr(m, "_Loss_cu_") && !strstr(m, "_NLLLoss2d_cu_")))
         return 0;
     for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
         const char *s = strstr(m, K[i].mk);
@@ -75,6 +105,23 @@ static int match(const char *m, void **cookie)
             if (*s != 'f' && *s != 'd')
                 return 0;
             s++;
+        }
+        if (K[i].k >= S_FWD) {
+            /* spatial kernels: int64 targets; S_FWD has index_t (int/long) */
+            c.tdt = TFL_DT_I64;
+            if (K[i].k == S_FWD) {
+                if (*s != 'i' && *s != 'l')
+                    return 0;
+                s++;
+            }
+            if (strncmp(s, "EEv", 3))
+                return 0;
+            lcookie *p = malloc(sizeof *p);
+            if (!p)
+                return 0;
+            *p = c;
+            *cookie = p;
+            return 1;
         }
         if (*s == 'l') c.tdt = TFL_DT_I64;
         else if (*s == 'h') c.tdt = TFL_DT_U8;
@@ -112,9 +159,24 @@ static int check(const void *p, size_t n)
 /* Elements spanned by a [rows, cols] view with these strides. */
 static size_t span2(int64_t rows, int64_t cols, int64_t s0, int64_t s1)
 {
+    int64_t a, b, r;
     if (rows <= 0 || cols <= 0)
         return 0;
-    return (size_t)((rows - 1) * s0 + (cols - 1) * s1 + 1);
+    if (s0 < 0 || s1 < 0 || __builtin_mul_overflow(rows - 1, s0, &a) ||
+        __builtin_mul_overflow(cols - 1, s1, &b) || __builtin_add_overflow(a, b, &r) ||
+        r > INT64_MAX / 16)
+        return SIZE_MAX / 16;   /* fails the range check */
+    return (size_t)r + 1;
+}
+
+/* Combine two extents (last offset + 1 each) of independent index groups. */
+static size_t join(size_t a, size_t b)
+{
+    if (!a || !b)
+        return 0;
+    if (a > SIZE_MAX / 64 || b > SIZE_MAX / 64)
+        return SIZE_MAX / 16;
+    return a + b - 1;
 }
 
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
@@ -128,7 +190,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     l->dtype = c->dt;
     l->target_dtype = c->tdt;
     size_t es = dt_size(c->dt), ts = c->tdt == TFL_DT_I64 ? 8 : 1;
-    size_t in_span = 0, gi_span = 0, out_span = 0, gout_span = 0;
+    size_t in_span = 0, gi_span = 0, out_span = 0, gout_span = 0, tgt_span = SIZE_MAX;
     switch (c->k) {
     case F_NONE:
         l->kind = TFL_LOSS_NLL_FWD;
@@ -222,14 +284,117 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         gi_span = span2(l->batch, l->n_classes, l->gi_stride0, 1);
         gout_span = 1;
         break;
+    case S_AVG:
+        l->kind = TFL_LOSS_NLL_AVERAGE;
+        l->output = ARG(void *, 0);
+        l->total_weight = ARG(void *, 1);
+        if (!check(l->output, es) || !check(l->total_weight, es)) {
+            snprintf(err, errlen, "%s: operand outside device memory", c->name);
+            return TFL_ERR_DEVICE;
+        }
+        return tfl_route_op(&op, call->stream);
+    case S_FWD: case S_BWD: {
+        int32_t ncls, nelem, bps;
+        l->target_dtype = TFL_DT_I64;
+        if (c->k == S_FWD) {
+            l->kind = TFL_LOSS_NLL_FWD;
+            l->output = ARG(void *, 0);
+            l->total_weight = ARG(void *, 1);
+            l->input = ARG(const void *, 2);
+            l->target = ARG(const void *, 3);
+            l->weight = ARG(const void *, 4);
+            ncls = ARG(int32_t, 5); nelem = ARG(int32_t, 6); bps = ARG(int32_t, 7);
+            l->ignore_index = ARG(int64_t, 8);
+            /* mean divides in nll_loss2d_forward_size_average_kernel */
+            l->reduction = TFL_LOSS_REDUCE_SUM;
+            l->accumulate = 1;
+        } else {
+            l->kind = TFL_LOSS_NLL_BWD;
+            l->grad_input = ARG(void *, 0);
+            l->grad_output = ARG(const void *, 1);
+            l->target = ARG(const void *, 2);
+            l->weight = ARG(const void *, 3);
+            l->total_weight = ARG(void *, 4);
+            l->reduction = ARG(uint8_t, 5) ? TFL_LOSS_REDUCE_MEAN : TFL_LOSS_REDUCE_SUM;
+            ncls = ARG(int32_t, 6); nelem = ARG(int32_t, 7); bps = ARG(int32_t, 8);
+            l->ignore_index = ARG(int64_t, 9);
+        }
+        if (ncls < 0 || nelem < 0 || bps <= 0 || call->grid[0] % (unsigned)bps ||
+            call->grid[1] != 1 || call->grid[2] != 1)
+            return TFL_ERR_UNSUPPORTED;
+        /* contiguous [N, C, S] input / grad_input, [N, S] target */
+        l->batch = call->grid[0] / (unsigned)bps;
+        l->n_classes = ncls;
+        l->H = 1;
+        l->W = nelem;
+        l->tgt_stride0 = nelem; l->tgt_stride_h = 0; l->tgt_stride_w = 1;
+        l->in_stride0 = l->gi_stride0 = (int64_t)ncls * nelem;
+        l->in_stride1 = l->gi_stride1 = nelem;
+        l->in_stride_w = l->gi_stride_w = 1;
+        ts = 8;
+        if (c->k == S_FWD) {
+            in_span = (size_t)(l->batch * l->in_stride0);
+            out_span = 1;
+        } else {
+            gi_span = (size_t)(l->batch * l->gi_stride0);
+            gout_span = 1;
+        }
+        tgt_span = (size_t)(l->batch * nelem);   /* rows = batch * nelem (H = 1, W = nelem) */
+        break;
     }
-    if (l->batch < 0 || l->n_classes < 0) {
+    case S_FWD_NONE: case S_BWD_NONE: {
+        /* accessors: 4-d {data, sizes[4], strides[4]}, 3-d {data, sizes[3], strides[3]} */
+        int ai = c->k == S_FWD_NONE ? 1 : 3, ti = c->k == S_FWD_NONE ? 2 : 1, oi = c->k == S_FWD_NONE ? 3 : 2;
+        int64_t n = ARG(int64_t, 0);
+        int64_t N = ACC(int64_t, ai, 8), C = ACC(int64_t, ai, 16), H = ACC(int64_t, ai, 24), W = ACC(int64_t, ai, 32);
+        l->target_dtype = TFL_DT_I64;
+        l->reduction = TFL_LOSS_REDUCE_NONE;
+        l->batch = N; l->n_classes = C; l->H = H; l->W = W;
+        l->target = ACC(const void *, ti, 0);
+        l->tgt_stride0 = ACC(int64_t, ti, 32); l->tgt_stride_h = ACC(int64_t, ti, 40); l->tgt_stride_w = ACC(int64_t, ti, 48);
+        if (ACC(int64_t, ti, 8) != N || ACC(int64_t, ti, 16) != H || ACC(int64_t, ti, 24) != W ||
+            ACC(int64_t, oi, 8) != N || ACC(int64_t, oi, 16) != H || ACC(int64_t, oi, 24) != W ||
+            N < 0 || C < 0 || H < 0 || W < 0 || n != N * H * W ||
+            l->tgt_stride0 <= 0 || l->tgt_stride_h <= 0 || l->tgt_stride_w <= 0)
+            return TFL_ERR_UNSUPPORTED;
+        int64_t s0 = ACC(int64_t, ai, 40), s1 = ACC(int64_t, ai, 48), sh = ACC(int64_t, ai, 56), sw = ACC(int64_t, ai, 64);
+        int64_t o0 = ACC(int64_t, oi, 32), oh = ACC(int64_t, oi, 40), ow = ACC(int64_t, oi, 48);
+        l->weight = ARG(const void *, 4);
+        l->ignore_index = ARG(int64_t, 5);
+        /* extents: (last offset of [N, C]) + (last offset of [H, W]) + 1 */
+        size_t sp4 = join(span2(N, C, s0, s1), span2(H, W, sh, sw));
+        size_t sp3 = join(span2(N, H, o0, oh), span2(1, W, 0, ow));
+        tgt_span = join(span2(N, H, l->tgt_stride0, l->tgt_stride_h), span2(1, W, 0, l->tgt_stride_w));
+        if (c->k == S_FWD_NONE) {
+            l->kind = TFL_LOSS_NLL_FWD;
+            l->input = ACC(const void *, ai, 0);
+            l->in_stride0 = s0; l->in_stride1 = s1; l->in_stride_h = sh; l->in_stride_w = sw;
+            l->output = ACC(void *, oi, 0);
+            l->out_stride = o0; l->out_stride_h = oh; l->out_stride_w = ow;
+            in_span = sp4;
+            out_span = sp3;
+        } else {
+            l->kind = TFL_LOSS_NLL_BWD;
+            l->grad_input = ACC(void *, ai, 0);
+            l->gi_stride0 = s0; l->gi_stride1 = s1; l->gi_stride_h = sh; l->gi_stride_w = sw;
+            l->grad_output = ACC(const void *, oi, 0);
+            l->gout_stride = o0; l->gout_stride_h = oh; l->gout_stride_w = ow;
+            gi_span = sp4;
+            gout_span = sp3;
+        }
+        ts = 8;
+        break;
+    }
+    }
+    if (l->batch < 0 || l->n_classes < 0 || l->batch > INT64_MAX / 16 || l->n_classes > INT64_MAX / 16) {
         snprintf(err, errlen, "%s: bad sizes batch=%lld classes=%lld", c->name,
                  (long long)l->batch, (long long)l->n_classes);
         return TFL_ERR_INVALID;
     }
     if (l->batch > 0) {
-        int ok = check(l->target, (size_t)l->batch * ts) &&
+        if (tgt_span == SIZE_MAX)
+            tgt_span = (size_t)l->batch;
+        int ok = check(l->target, tgt_span * ts) &&
                  (!l->weight || check(l->weight, (size_t)l->n_classes * es)) &&
                  check(l->input, in_span * es) && check(l->output, out_span * es) &&
                  check(l->grad_input, gi_span * es) && check(l->grad_output, gout_span * es) &&

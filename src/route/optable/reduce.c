@@ -343,17 +343,30 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     int64_t sz2[RED_MAX_DIMS];
     calc(b, out_off, 2, 1, &nd2, sz2, r->out_stride_in);
     /* A 0-dim calculator means one element (offset 0). */
-    int64_t pi = 1, po = 1, ext_in = 0, ext_out = 0;
+    /* Sizes and strides are uint32 and at most 25 dims: every product and
+     * sum below fits in 64 bits except in adversarial launches, which the
+     * overflow checks refuse. */
+    int64_t pi = 1, po = 1, ext_in = 0, ext_out = 0, t;
+    int ovf = 0;
     for (int d = 0; d < r->red_ndim; d++) {
-        pi *= r->red_sizes[d];
-        if (r->red_sizes[d]) ext_in += (r->red_sizes[d] - 1) * r->red_stride_in[d];
+        ovf |= __builtin_mul_overflow(pi, r->red_sizes[d], &pi);
+        if (r->red_sizes[d]) {
+            ovf |= __builtin_mul_overflow(r->red_sizes[d] - 1, r->red_stride_in[d], &t);
+            ovf |= __builtin_add_overflow(ext_in, t, &ext_in);
+        }
     }
     for (int d = 0; d < r->out_ndim; d++) {
-        po *= r->out_sizes[d];
+        ovf |= __builtin_mul_overflow(po, r->out_sizes[d], &po);
         if (r->out_sizes[d]) {
-            ext_in += (r->out_sizes[d] - 1) * r->out_stride_in[d];
-            ext_out += (r->out_sizes[d] - 1) * r->out_stride_out[d];
+            ovf |= __builtin_mul_overflow(r->out_sizes[d] - 1, r->out_stride_in[d], &t);
+            ovf |= __builtin_add_overflow(ext_in, t, &ext_in);
+            ovf |= __builtin_mul_overflow(r->out_sizes[d] - 1, r->out_stride_out[d], &t);
+            ovf |= __builtin_add_overflow(ext_out, t, &ext_out);
         }
+    }
+    if (ovf) {
+        snprintf(err, errlen, "reduce %s: shape overflows 64-bit offsets", ki->op_name);
+        return TFL_ERR_INVALID;
     }
     if (pi != num_inputs || po != num_outputs) {
         snprintf(err, errlen, "reduce %s: shape (%lld x %lld) disagrees with config (%d x %d)",

@@ -214,7 +214,11 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         s->outer_stride = s->dim * s->inner;
         break;
     }
-    if (s->outer < 0 || s->dim < 0 || s->inner < 0 || s->outer_stride < s->dim * s->inner) {
+    int64_t row, n64;
+    int ovf = __builtin_mul_overflow(s->dim, s->inner, &row) ||
+              __builtin_mul_overflow(s->outer, s->outer_stride, &n64) ||
+              __builtin_mul_overflow(n64, (int64_t)8, &n64);
+    if (ovf || s->outer < 0 || s->dim < 0 || s->inner < 0 || s->outer_stride < row) {
         snprintf(err, errlen, "%s: bad sizes outer=%lld dim=%lld inner=%lld stride=%lld", c->name,
                  (long long)s->outer, (long long)s->dim, (long long)s->inner,
                  (long long)s->outer_stride);

@@ -221,6 +221,10 @@ UNARY = {
     "relu": torch.relu, "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu, "softplus": F.softplus, "softplus_beta": lambda x: F.softplus(x, 2.0, 1.5),
     "leaky_relu": lambda x: F.leaky_relu(x, 0.1),
+    "elu": F.elu, "selu": F.selu, "celu": lambda x: F.celu(x, 0.7),
+    "hardtanh": lambda x: F.hardtanh(x, -0.5, 1.2), "relu6": F.relu6,
+    "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
+    "logsigmoid": F.logsigmoid, "mish": F.mish,
 }
 
 
@@ -305,7 +309,8 @@ def test_nan_propagation(cuda):
 
 
 @pytest.mark.parametrize("act", ["relu", "gelu", "gelu_tanh", "silu", "tanh", "sigmoid",
-                                 "softplus", "leaky_relu"])
+                                 "softplus", "leaky_relu", "elu", "selu", "celu", "hardtanh",
+                                 "relu6", "hardswish", "hardsigmoid", "logsigmoid", "mish"])
 def test_activation_backward(cuda, act):
     f = UNARY[act]
     x = make((64, 48), seed=9) * 2
@@ -419,3 +424,79 @@ def test_misaligned_views(cuda, offset):
           torch.where(x[offset:] > 0, x[offset:], x[:-offset]))
     h = x.half()
     check(h.to(cuda)[offset:] + 1, h[offset:] + 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8,
+                                   torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_arange(cuda, dtype):
+    check(torch.arange(100, dtype=dtype, device=cuda), torch.arange(100, dtype=dtype), True)
+    check(torch.arange(3, 90, 7, dtype=dtype, device=cuda), torch.arange(3, 90, 7, dtype=dtype), True)
+    if dtype.is_floating_point:
+        check(torch.arange(-1.5, 2.5, 0.25, dtype=dtype, device=cuda),
+              torch.arange(-1.5, 2.5, 0.25, dtype=dtype), True)
+    elif dtype != torch.uint8:
+        check(torch.arange(10, -20, -3, dtype=dtype, device=cuda),
+              torch.arange(10, -20, -3, dtype=dtype), True)
+
+
+MATH_UNARY = {
+    "log2": lambda x: torch.log2(x.abs() + 0.1), "log10": lambda x: torch.log10(x.abs() + 0.1),
+    "tan": lambda x: torch.tan(x / 2), "atan": torch.atan, "asin": lambda x: torch.asin(x / 4),
+    "acos": lambda x: torch.acos(x / 4), "sinh": torch.sinh, "cosh": torch.cosh,
+    "asinh": torch.asinh, "acosh": lambda x: torch.acosh(x.abs() + 1), "atanh": lambda x: torch.atanh(x / 4),
+    "frac": torch.frac, "mish": F.mish, "logsigmoid": F.logsigmoid,
+}
+MATH_BINARY = {
+    "hypot": torch.hypot, "copysign": torch.copysign, "logaddexp": torch.logaddexp,
+    "fmax": torch.fmax, "fmin": torch.fmin, "xlogy": lambda a, b: torch.xlogy(a, b.abs()),
+}
+
+
+@pytest.mark.parametrize("op", list(MATH_UNARY))
+def test_math_unary(cuda, op):
+    f = MATH_UNARY[op]
+    x = make((45, 23), seed=30) * 3
+    check(f(x.to(cuda)), f(x))
+    check(f(x.to(cuda).t()), f(x.t()))
+
+
+@pytest.mark.parametrize("op", list(MATH_BINARY))
+def test_math_binary(cuda, op):
+    f = MATH_BINARY[op]
+    a, b = make((45, 23), seed=31) * 3, make((45, 23), seed=32) * 3
+    a[0, :3] = 0
+    a[1, 0], b[1, 1] = float("nan"), float("nan")
+    a[2, 0] = b[2, 0] = float("inf")
+    check(f(a.to(cuda), b.to(cuda)), f(a, b))
+    check(f(a.to(cuda), b.to(cuda)[0]), f(a, b[0]))
+
+
+def test_elu_inplace_backward(cuda):
+    # in-place elu saves its result: the backward kernel's is_result form
+    x = make((40, 30), seed=40) * 2
+    gy = make((40, 30), seed=41)
+    for dev in ("cpu", cuda):
+        xx = x.clone().to(dev).requires_grad_()
+        y = xx * 1.0
+        F.elu(y, alpha=0.8, inplace=True).backward(gy.to(dev))
+        if dev == "cpu":
+            want = xx.grad
+        else:
+            check(xx.grad, want)
+
+
+def test_more_pointwise(cuda):
+    a, b = make((40, 25), seed=50) * 2, make((40, 25), seed=51) * 2
+    a[0, :3] = torch.tensor([0.0, -0.0, float("inf")])
+    a[1, :2] = torch.tensor([-float("inf"), float("nan")])
+    ga, gb = a.to(cuda), b.to(cuda)
+    check(torch.signbit(ga), torch.signbit(a))
+    check(torch.isposinf(ga), torch.isposinf(a))
+    check(torch.isneginf(ga), torch.isneginf(a))
+    check(torch.heaviside(ga, gb), torch.heaviside(a, b))
+    check(torch.special.xlog1py(ga, gb.abs()), torch.special.xlog1py(a, b.abs()))
+    check(F.mse_loss(ga, gb, reduction="none"), F.mse_loss(a, b, reduction="none"))
+    w = torch.tensor([0.25])
+    check(F.prelu(ga, w.to(cuda)), F.prelu(a, w))
+    c = make((40, 26), seed=52)
+    check(F.glu(c.to(cuda)), F.glu(c))

@@ -105,22 +105,10 @@ def test_target_out_of_range_is_an_error(cuda):
         torch.cuda.synchronize()
 
 
-@pytest.fixture(scope="module")
-def needs_elementwise(cuda):
-    """Autograd and some ops also launch elementwise kernels (fill, mul,
-    casts), which the elementwise family maps; skip until it is there."""
-    try:
-        ok = torch.equal(torch.ones(3, device=cuda).mul(2).cpu(), torch.full((3,), 2.0))
-    except RuntimeError:
-        ok = False
-    if not ok:
-        pytest.skip("needs the elementwise family (fill/mul kernels)")
-
-
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("n,c", [(8, 5), (64, 10), (300, 1000)])
-def test_cross_entropy_backward(cuda, needs_elementwise, reduction, weighted, n, c):
+def test_cross_entropy_backward(cuda, reduction, weighted, n, c):
     logits, target, weight = inputs(n, c, n * 7 + c)
     w = weight if weighted else None
     xr = logits.clone().requires_grad_()
@@ -136,7 +124,7 @@ def test_cross_entropy_backward(cuda, needs_elementwise, reduction, weighted, n,
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_nll_loss_backward_1d_and_none(cuda, needs_elementwise, reduction):
+def test_nll_loss_backward_1d_and_none(cuda, reduction):
     logits, target, weight = inputs(10, 6, 77)
     x = F.log_softmax(logits, 1)
     for xin, tin in ((x, target), (x[0], target[0])):
@@ -150,3 +138,50 @@ def test_nll_loss_backward_1d_and_none(cuda, needs_elementwise, reduction):
         (gr,) = torch.autograd.grad(lr.sum(), xr)
         (gd,) = torch.autograd.grad(ld.sum(), xd)
         close(gd.cpu(), gr)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_backward_half(cuda, dtype, reduction):
+    logits, target, weight = inputs(24, 11, 41, dtype)
+    xr = logits.double().requires_grad_()
+    lr = F.cross_entropy(xr, target, weight=weight.double(), reduction=reduction)
+    xd = logits.to(cuda).requires_grad_()
+    ld = F.cross_entropy(xd, target.to(cuda), weight=weight.to(cuda), reduction=reduction)
+    eps = torch.finfo(dtype).eps
+    torch.testing.assert_close(ld.detach().cpu().double(), lr.detach(), rtol=4 * eps, atol=4 * eps)
+    (gr,) = torch.autograd.grad(lr.sum(), xr)
+    (gd,) = torch.autograd.grad(ld.sum(), xd)
+    assert gd.dtype == dtype
+    torch.testing.assert_close(gd.cpu().double(), gr, rtol=8 * eps, atol=8 * eps * gr.abs().max().item())
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 3, 4), (3, 7, 11), (1, 4, 1, 300)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_spatial_cross_entropy(cuda, shape, reduction, weighted):
+    # inputs with spatial dimensions go through the nll_loss2d kernels
+    g = torch.Generator().manual_seed(sum(shape))
+    logits = torch.randn(*shape, generator=g) * 2
+    tshape = (shape[0],) + shape[2:]
+    target = torch.randint(0, shape[1], tshape, generator=g)
+    target.view(-1)[::5] = -100
+    weight = torch.rand(shape[1], generator=g) + 0.1 if weighted else None
+    xr = logits.clone().requires_grad_()
+    lr = F.cross_entropy(xr, target, weight=weight, reduction=reduction)
+    xd = logits.to(cuda).requires_grad_()
+    ld = F.cross_entropy(xd, target.to(cuda), reduction=reduction,
+                         weight=None if weight is None else weight.to(cuda))
+    close(ld.detach().cpu(), lr.detach())
+    go = torch.ones_like(lr) if reduction != "none" else torch.rand(lr.shape, generator=g)
+    (gr,) = torch.autograd.grad(lr, xr, go)
+    (gd,) = torch.autograd.grad(ld, xd, go.to(cuda))
+    close(gd.cpu(), gr)
+
+
+def test_spatial_nll_noncontiguous(cuda):
+    g = torch.Generator().manual_seed(3)
+    x = F.log_softmax(torch.randn(2, 6, 5, 4, generator=g), 1).transpose(2, 3)   # strided view
+    t = torch.randint(0, 6, (2, 5, 4), generator=g).transpose(1, 2)
+    for red in ("none", "sum", "mean"):
+        close(F.nll_loss(x.to(cuda), t.to(cuda), reduction=red).cpu(), F.nll_loss(x, t, reduction=red))

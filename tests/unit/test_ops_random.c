@@ -1,0 +1,329 @@
+/*
+ * test_ops_random.c - Philox4x32-10 against the Random123 known-answer
+ * vectors, the cuRAND counter layout (curand_init / skipahead), and the
+ * host "random" op: determinism, statistics, dropout semantics.
+ *
+ * KAT source: Random123 (D. E. Shaw Research, Salmon et al., SC 2011),
+ * examples/kat_vectors, lines "philox4x32 10 <ctr x4> <key x2> <out x4>".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/host/host_ops.h"
+#include "backends/host/ops_random_philox.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+    if (!(cond)) { \
+        failures++; \
+        fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+        fprintf(stderr, __VA_ARGS__); \
+        fputc('\n', stderr); \
+    } } while (0)
+
+static void test_kat(void)
+{
+    static const struct { uint32_t ctr[4], key[2], out[4]; } kat[] = {
+        { { 0, 0, 0, 0 }, { 0, 0 },
+          { 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 } },
+        { { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff }, { 0xffffffff, 0xffffffff },
+          { 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd } },
+        { { 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 }, { 0xa4093822, 0x299f31d0 },
+          { 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 } },
+    };
+    for (size_t i = 0; i < sizeof kat / sizeof kat[0]; i++) {
+        uint32_t out[4];
+        tfl_philox4x32_10(kat[i].ctr, kat[i].key, out);
+        for (int j = 0; j < 4; j++)
+            CHECK(out[j] == kat[i].out[j], "kat %zu word %d: %08x != %08x",
+                  i, j, out[j], kat[i].out[j]);
+    }
+}
+
+/* curand_init(seed, subseq, offset): key = seed, counter words 2-3 =
+ * subsequence, words 0-1 = offset / 4, and offset % 4 values skipped. */
+static void test_state_layout(void)
+{
+    const uint64_t seed = 0x0123456789abcdefull, subseq = 0x100000002ull;
+    const uint32_t key[2] = { 0x89abcdef, 0x01234567 };
+    tfl_philox_state s;
+    uint32_t r[4], e0[4], e1[4];
+
+    /* offset 8: blocks at counter 2 and 3 */
+    tfl_philox_init(&s, seed, subseq, 8);
+    uint32_t c2[4] = { 2, 0, 2, 1 }, c3[4] = { 3, 0, 2, 1 };
+    tfl_philox4x32_10(c2, key, e0);
+    tfl_philox4x32_10(c3, key, e1);
+    tfl_philox_next4(&s, r);
+    CHECK(memcmp(r, e0, sizeof r) == 0, "first draw at offset 8 is not block (2,0,2,1)");
+    tfl_philox_next4(&s, r);
+    CHECK(memcmp(r, e1, sizeof r) == 0, "second draw is not the next block");
+
+    /* offset 6: starts at word 2 of block 1 */
+    tfl_philox_init(&s, seed, subseq, 6);
+    uint32_t c1[4] = { 1, 0, 2, 1 };
+    tfl_philox4x32_10(c1, key, e0);
+    tfl_philox4x32_10(c2, key, e1);
+    tfl_philox_next4(&s, r);
+    CHECK(r[0] == e0[2] && r[1] == e0[3] && r[2] == e1[0] && r[3] == e1[1],
+          "offset 6 does not straddle blocks 1 and 2");
+
+    /* counter carry from word 0 into word 1: offset 2^64-4 is block
+     * 2^62-1 = (0xffffffff, 0x3fffffff); the next block is (0, 0x40000000) */
+    tfl_philox_init(&s, seed, 0, 0xfffffffffffffffcull);
+    tfl_philox_next4(&s, r);
+    tfl_philox_next4(&s, r);
+    uint32_t cc[4] = { 0, 0x40000000, 0, 0 };
+    tfl_philox4x32_10(cc, key, e0);
+    CHECK(memcmp(r, e0, sizeof r) == 0, "counter increment does not carry into word 1");
+
+    /* the direct (counter-based) k-th draw equals k+1 sequential draws,
+     * also for offsets that are not a multiple of 4 */
+    {
+        int ok = 1;
+        for (uint64_t off = 0; off < 8; off++) {
+            tfl_philox_init(&s, seed, 77, off);
+            for (uint64_t k = 0; k < 5; k++) {
+                uint32_t d[4];
+                tfl_philox_next4(&s, r);
+                tfl_philox_draw(seed, 77, off, k, d);
+                ok &= memcmp(r, d, sizeof r) == 0;
+            }
+        }
+        CHECK(ok, "tfl_philox_draw disagrees with sequential draws");
+    }
+
+    /* uniform transform stays in (0, 1] and hits both ends correctly */
+    CHECK(tfl_curand_uniform(0) > 0.0f, "uniform(0) = %g", tfl_curand_uniform(0));
+    CHECK(tfl_curand_uniform(0xffffffffu) == 1.0f, "uniform(max) = %.9g",
+          tfl_curand_uniform(0xffffffffu));
+}
+
+static tfl_random_op base_op(tfl_random_kind kind, void *out, int64_t n, uint64_t seed)
+{
+    tfl_random_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = kind;
+    op.traverse = TFL_RANDOM_TRAVERSE_GRID_STRIDE;
+    op.seed = seed;
+    op.offset = 0;
+    op.threads = 256 * 864;   /* what PyTorch picks for 108 SMs */
+    op.numel = n;
+    op.dtype = TFL_DT_F32;
+    op.out.data = out;
+    return op;
+}
+
+static void moments(const float *x, int64_t n, double *mean, double *sd)
+{
+    double s = 0, s2 = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += x[i];
+    *mean = s / (double)n;
+    for (int64_t i = 0; i < n; i++)
+        s2 += (x[i] - *mean) * (x[i] - *mean);
+    *sd = sqrt(s2 / (double)(n - 1));
+}
+
+static void test_distributions(void)
+{
+    const int64_t n = 1000000;
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    double mean, sd;
+
+    /* uniform in [2, 5): mean 3.5, sd 3/sqrt(12) */
+    tfl_random_op op = base_op(TFL_RANDOM_UNIFORM, a, n, 42);
+    op.a = 3.0f; op.b = 2.0f; op.c = 5.0f;
+    CHECK(host_random(&op) == TFL_OK, "uniform");
+    int inside = 1;
+    for (int64_t i = 0; i < n; i++)
+        inside &= a[i] >= 2.0f && a[i] < 5.0f;
+    CHECK(inside, "uniform value outside [2, 5)");
+    moments(a, n, &mean, &sd);
+    CHECK(fabs(mean - 3.5) < 0.01, "uniform mean %g", mean);
+    CHECK(fabs(sd - 3.0 / sqrt(12.0)) < 0.01, "uniform sd %g", sd);
+
+    /* same seed: same numbers; other seed or offset: different */
+    op.out.data = b;
+    host_random(&op);
+    CHECK(memcmp(a, b, n * sizeof *a) == 0, "same seed gave different numbers");
+    op.seed = 43;
+    host_random(&op);
+    CHECK(memcmp(a, b, n * sizeof *a) != 0, "other seed gave the same numbers");
+    op.seed = 42; op.offset = 4;
+    host_random(&op);
+    CHECK(memcmp(a, b, n * sizeof *a) != 0, "other offset gave the same numbers");
+
+    /* element -> (thread, draw, word) mapping: element t + T*(4k+j) is word
+     * j of thread t's k-th draw */
+    {
+        op.offset = 0; op.threads = 3; op.numel = 30; op.out.data = a;
+        op.a = 1.0f; op.b = 0.0f; op.c = 1.0f;
+        host_random(&op);
+        int ok = 1;
+        for (int t = 0; t < 3; t++) {
+            tfl_philox_state s;
+            tfl_philox_init(&s, 42, (uint64_t)t, 0);
+            for (int k = 0; k < 3; k++) {
+                uint32_t r[4];
+                tfl_philox_next4(&s, r);
+                for (int j = 0; j < 4; j++) {
+                    int li = t + 3 * (4 * k + j);
+                    if (li >= 30)
+                        continue;
+                    float u = tfl_curand_uniform(r[j]);
+                    float want = u == 1.0f ? 0.0f : u;
+                    ok &= a[li] == want;
+                }
+            }
+        }
+        CHECK(ok, "grid-stride element mapping");
+    }
+
+    /* nothing is written past numel (guard elements after the end) */
+    {
+        float g[40];
+        for (int i = 0; i < 40; i++) g[i] = -7.0f;
+        tfl_random_op gop = base_op(TFL_RANDOM_UNIFORM, g, 33, 5);
+        gop.threads = 5;
+        gop.a = 1.0f; gop.b = 0.0f; gop.c = 1.0f;
+        host_random(&gop);
+        int ok = 1;
+        for (int i = 0; i < 33; i++) ok &= g[i] >= 0.0f && g[i] < 1.0f;
+        for (int i = 33; i < 40; i++) ok &= g[i] == -7.0f;
+        CHECK(ok, "uniform wrote outside [0, numel)");
+    }
+
+    /* normal(1, 2) */
+    op = base_op(TFL_RANDOM_NORMAL, a, n, 7);
+    op.a = 2.0f; op.b = 1.0f;
+    CHECK(host_random(&op) == TFL_OK, "normal");
+    moments(a, n, &mean, &sd);
+    CHECK(fabs(mean - 1.0) < 0.01, "normal mean %g", mean);
+    CHECK(fabs(sd - 2.0) < 0.01, "normal sd %g", sd);
+
+    /* bernoulli(0.3) */
+    op = base_op(TFL_RANDOM_BERNOULLI, a, n, 9);
+    op.a = 0.3f;
+    CHECK(host_random(&op) == TFL_OK, "bernoulli");
+    int64_t ones = 0, bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ones += a[i] == 1.0f;
+        bad += a[i] != 0.0f && a[i] != 1.0f;
+    }
+    CHECK(bad == 0, "bernoulli produced %lld values other than 0/1", (long long)bad);
+    CHECK(fabs((double)ones / n - 0.3) < 0.003, "bernoulli rate %g", (double)ones / n);
+
+    /* integers in [-3, 7) */
+    int64_t *iv = malloc(n * sizeof *iv);
+    op = base_op(TFL_RANDOM_INT_FROM_TO, iv, n, 11);
+    op.dtype = TFL_DT_I64; op.bits = 32; op.range = 10; op.base = -3;
+    CHECK(host_random(&op) == TFL_OK, "randint");
+    int64_t hist[10] = { 0 };
+    int range_ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (iv[i] < -3 || iv[i] >= 7) { range_ok = 0; continue; }
+        hist[iv[i] + 3]++;
+    }
+    CHECK(range_ok, "randint outside [-3, 7)");
+    for (int k = 0; k < 10; k++)
+        CHECK(fabs((double)hist[k] / n - 0.1) < 0.003, "randint bucket %d: %g", k,
+              (double)hist[k] / n);
+    free(iv);
+    free(a);
+    free(b);
+}
+
+static void test_dropout(void)
+{
+    const int64_t n = 1 << 20;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *y2 = malloc(n * sizeof *y2);
+    uint8_t *m = malloc(n), *m2 = malloc(n);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)(i % 97) - 48.0f;
+    const float keep = 0.7f;
+    const float scale = (float)(1.0 / (double)keep);
+    int vecs[] = { 0, 2, 4, 8, 16 };
+    for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++) {
+        tfl_random_op op = base_op(TFL_RANDOM_DROPOUT, y, n, 1234);
+        op.in.data = x;
+        op.mask.data = m;
+        op.mask_dtype = TFL_DT_BOOL;
+        op.a = keep;
+        if (vecs[v]) {
+            op.traverse = TFL_RANDOM_TRAVERSE_VEC;
+            op.vec = vecs[v];
+        }
+        CHECK(host_random(&op) == TFL_OK, "dropout vec %d", vecs[v]);
+        int64_t kept = 0, wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (m[i] > 1) { wrong++; continue; }
+            kept += m[i];
+            float want = m[i] ? x[i] * 1.0f * scale : x[i] * 0.0f * scale;
+            wrong += y[i] != want;
+        }
+        CHECK(wrong == 0, "vec %d: %lld outputs are not x*mask/keep", vecs[v], (long long)wrong);
+        CHECK(fabs((double)kept / n - keep) < 0.003, "vec %d: kept fraction %g",
+              vecs[v], (double)kept / n);
+        /* deterministic */
+        op.out.data = y2;
+        op.mask.data = m2;
+        host_random(&op);
+        CHECK(memcmp(y, y2, n * sizeof *y) == 0 && memcmp(m, m2, n) == 0,
+              "vec %d: not deterministic", vecs[v]);
+    }
+
+    /* vec 4 and the unvectorised kernel draw differently: element 1 is word 1
+     * of thread 0 with vec 4, word 0 of thread 1 grid-stride */
+    {
+        tfl_random_op op = base_op(TFL_RANDOM_DROPOUT, y, 8, 5);
+        op.threads = 2;
+        op.in.data = x; op.mask.data = m; op.mask_dtype = TFL_DT_U8; op.a = 0.5f;
+        op.traverse = TFL_RANDOM_TRAVERSE_VEC; op.vec = 4;
+        host_random(&op);
+        tfl_philox_state s;
+        uint32_t r[4];
+        tfl_philox_init(&s, 5, 1, 0);
+        tfl_philox_next4(&s, r);
+        int ok = 1;
+        for (int j = 0; j < 4; j++)
+            ok &= m[4 + j] == (tfl_curand_uniform(r[j]) < 0.5f);
+        CHECK(ok, "vec 4: elements 4..7 are not thread 1's first draw");
+    }
+
+    /* strided view: the output lands where the view says */
+    {
+        float out[6];
+        for (int i = 0; i < 6; i++) out[i] = -1.0f;
+        tfl_random_op op = base_op(TFL_RANDOM_UNIFORM, out, 3, 77);
+        op.a = 1.0f; op.b = 0.0f; op.c = 1.0f;
+        op.out.ndim = 1; op.out.sizes[0] = 3; op.out.strides[0] = 8;
+        host_random(&op);
+        CHECK(out[1] == -1.0f && out[3] == -1.0f && out[5] == -1.0f,
+              "strided write touched the gaps");
+        CHECK(out[0] >= 0.0f && out[2] >= 0.0f && out[4] >= 0.0f, "strided write missing");
+    }
+
+    /* refused: unknown dtype */
+    tfl_random_op bad = base_op(TFL_RANDOM_UNIFORM, y, 4, 1);
+    bad.dtype = TFL_DT_C64;
+    CHECK(host_random(&bad) == TFL_ERR_UNSUPPORTED, "complex output accepted");
+    free(x); free(y); free(y2); free(m); free(m2);
+}
+
+int main(void)
+{
+    test_kat();
+    test_state_layout();
+    test_distributions();
+    test_dropout();
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_ops_random: ok\n");
+    return 0;
+}
