@@ -70,3 +70,37 @@ extern "C" __global__ void mma_tf32(const float *A, const float *Bt, const float
                    "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
     for (int i = 0; i < 4; i++) D[(g + 8 * (i >> 1)) * 8 + tg * 2 + (i & 1)] = d[i];
 }
+
+// ldmatrix .x1 and .x1.trans of one 8x8 16-bit matrix: each lane's
+// fragment goes to out[lane] (plain) and out[32 + lane] (transposed)
+extern "C" __global__ void ldm_frag(const unsigned short *M, unsigned *out)
+{
+    __shared__ __align__(16) unsigned short s[64];
+    int l = threadIdx.x;
+    s[l] = M[l]; s[l + 32] = M[l + 32];
+    __syncwarp();
+    unsigned p = (unsigned)__cvta_generic_to_shared(s + (l % 8) * 8), r, rt;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r) : "r"(p));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"(rt) : "r"(p));
+    out[l] = r;
+    out[32 + l] = rt;
+}
+
+// m16n8k8 with f16 inputs and f16 accumulators, fragments from registers
+extern "C" __global__ void mma_k8_f16acc(const unsigned short *A, const unsigned short *Bt,
+                                         const unsigned short *C, unsigned short *D)
+{
+    int l = threadIdx.x, g = l >> 2, tg = l & 3;
+    unsigned a[2], b, c[2], d[2];
+    for (int i = 0; i < 2; i++)
+        a[i] = A[(g + 8 * i) * 8 + tg * 2] | ((unsigned)A[(g + 8 * i) * 8 + tg * 2 + 1] << 16);
+    b = Bt[g * 8 + tg * 2] | ((unsigned)Bt[g * 8 + tg * 2 + 1] << 16);
+    for (int i = 0; i < 2; i++)
+        c[i] = C[(g + 8 * i) * 8 + tg * 2] | ((unsigned)C[(g + 8 * i) * 8 + tg * 2 + 1] << 16);
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};\n"
+                 : "=r"(d[0]), "=r"(d[1]) : "r"(a[0]), "r"(a[1]), "r"(b), "r"(c[0]), "r"(c[1]));
+    for (int i = 0; i < 2; i++) {
+        D[(g + 8 * i) * 8 + tg * 2] = (unsigned short)d[i];
+        D[(g + 8 * i) * 8 + tg * 2 + 1] = (unsigned short)(d[i] >> 16);
+    }
+}

@@ -72,6 +72,44 @@ static void run_tf32(hx_module *m)
     dfree(A); dfree(Bt); dfree(C); dfree(D);
 }
 
+static void run_ldmatrix(hx_module *m)
+{
+    uint16_t *M = dalloc(64 * 2);
+    uint32_t *out = dalloc(64 * 4);
+    for (int i = 0; i < 64; i++) M[i] = (uint16_t)(rnd_u32() & 0xffff);
+    void *args[] = { &M, &out };
+    CHECK(launch1(m, "ldm_frag", 1, 32, 0, args) == HX_OK, "ldmatrix launch");
+    int bad = 0;
+    for (int l = 0; l < 32; l++) {
+        /* PTX ISA: lane l holds row l/4, columns 2*(l%4) and +1; with
+         * .trans, the same positions of the transposed matrix */
+        int r = l / 4, c = 2 * (l % 4);
+        uint32_t want = M[r * 8 + c] | (uint32_t)M[r * 8 + c + 1] << 16;
+        uint32_t want_t = M[c * 8 + r] | (uint32_t)M[(c + 1) * 8 + r] << 16;
+        if (out[l] != want || out[32 + l] != want_t) bad++;
+    }
+    CHECK(bad == 0, "ldmatrix fragments: %d lanes wrong", bad);
+    dfree(M); dfree(out);
+}
+
+static void run_k8_f16acc(hx_module *m)
+{
+    uint16_t *A = dalloc(128 * 2), *Bt = dalloc(64 * 2), *C = dalloc(128 * 2), *D = dalloc(128 * 2);
+    for (int i = 0; i < 128; i++) { A[i] = f2h((float)((int)(rnd_u32() % 9) - 4) * 0.5f); C[i] = f2h((float)(rnd_u32() % 5)); }
+    for (int i = 0; i < 64; i++) Bt[i] = f2h((float)((int)(rnd_u32() % 7) - 3));
+    void *args[] = { &A, &Bt, &C, &D };
+    CHECK(launch1(m, "mma_k8_f16acc", 1, 32, 0, args) == HX_OK, "k8 launch");
+    int bad = 0;
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 8; c++) {
+            double acc = h2f(C[r * 8 + c]);
+            for (int k = 0; k < 8; k++) acc += (double)h2f(A[r * 8 + k]) * h2f(Bt[c * 8 + k]);
+            if (h2f(D[r * 8 + c]) != (float)acc) bad++;   /* small integers: exact */
+        }
+    CHECK(bad == 0, "m16n8k8 f16 accumulators: %d mismatches", bad);
+    dfree(A); dfree(Bt); dfree(C); dfree(D);
+}
+
 int main(void)
 {
     for (int v = 0; ptx_variants[v]; v++) {
@@ -80,6 +118,8 @@ int main(void)
         run_half(m, 0);
         run_half(m, 1);
         run_tf32(m);
+        run_ldmatrix(m);
+        run_k8_f16acc(m);
         hx_module_destroy(m);
     }
     return finish("test_ptx_mma");

@@ -140,6 +140,7 @@ typedef enum tfl_ew_code {
     TFL_EW_GLU,                   /* a * sigmoid(b) */
     TFL_EW_HEAVISIDE,             /* a == 0 ? b : a > 0 */
     TFL_EW_XLOG1PY,               /* a * log1p(b), 0 where a == 0 */
+    TFL_EW_NAN_TO_NUM,      /* NaN -> p0, +inf -> p1, -inf -> p2          */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 

@@ -866,6 +866,8 @@ static int cur_rnd_mode(int rnd)
 }
 
 /* Run warp w until it finishes, waits at a barrier, or fails. */
+/* O3: the lane loops are the hot path; let GCC vectorise them */
+__attribute__((optimize("O3")))
 static int run_warp(xblk *b, hx_warp *w)
 {
     hx_frame *fr = &w->fr[w->nfr - 1];

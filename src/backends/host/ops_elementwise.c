@@ -401,6 +401,10 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
             o[i] = b[i] * (md - sg * (z / (1 + z)));                              \
         }                                                                         \
         break;                                                                    \
+    case TFL_EW_NAN_TO_NUM:                                                       \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = isnan(a[i]) ? p0 : isinf(a[i]) ? (a[i] > 0 ? p1 : p2) : a[i];  \
+        break;                                                                    \
     case TFL_EW_MSE: for (i = 0; i < n; i++) o[i] = (a[i] - b[i]) * (a[i] - b[i]); break; \
     case TFL_EW_MISH_BACKWARD:                                                    \
         for (i = 0; i < n; i++) {                                                 \

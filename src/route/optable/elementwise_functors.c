@@ -165,6 +165,8 @@ static const ew_entry table[] = {
     { "glu_kernel", 0, 0, 0, 2, TFL_EW_GLU, 0, 0, NOCAP, "glu", 0 },
     { "heaviside_kernel_cuda", 0, 0, 0, 2, TFL_EW_HEAVISIDE, 0, 0, NOCAP, "heaviside", 0 },
     { "xlog1py_kernel_cuda", 0, 0, 0, 2, TFL_EW_XLOG1PY, 0, 0, NOCAP, "xlog1py", 0 },
+    { "nan_to_num_kernel_cuda", 0, 0, 0, 1, TFL_EW_NAN_TO_NUM, 0, 1, "TTT",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, -1 }, NULL, 0, "nan_to_num", 0 },
     /* these capture only their fixed constants (0, 1/6, 3, 6, ...) */
     { "hardswish_kernel", 0, 0, 0, 1, TFL_EW_HARDSWISH, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0, "hardswish", 0 },
     { "hardswish_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDSWISH_BACKWARD, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0,
@@ -196,6 +198,13 @@ static tfl_dtype opmath(tfl_dtype t)
 /* Fill layout and fields of f from entry e with scalar type t. */
 static int layout(const ew_entry *e, tfl_dtype t, tfl_ew_functor *f)
 {
+    /* complex instances capture other types (value_t) and no backend op
+     * computes complex numbers: leave them unmapped */
+    if (t == TFL_DT_C64 || t == TFL_DT_C128)
+        return 0;
+    for (int i = 0; i < f->arity; i++)
+        if (f->in_dt[i] == TFL_DT_C64 || f->in_dt[i] == TFL_DT_C128)
+            return 0;
     size_t off = 0, al = 1;
     int n = 0;
     for (const char *c = e->caps; c && *c; c++, n++) {

@@ -500,3 +500,13 @@ def test_more_pointwise(cuda):
     check(F.prelu(ga, w.to(cuda)), F.prelu(a, w))
     c = make((40, 26), seed=52)
     check(F.glu(c.to(cuda)), F.glu(c))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+def test_nan_to_num(cuda, dtype):
+    x = make((30, 20), dtype, 60)
+    x[0, :3] = torch.tensor([float("nan"), float("inf"), -float("inf")], dtype=dtype)
+    g = x.to(cuda)
+    check(torch.nan_to_num(g), torch.nan_to_num(x), True)
+    check(torch.nan_to_num(g, 0.5, 100.0, -7.0), torch.nan_to_num(x, 0.5, 100.0, -7.0), True)
+    check(torch.nan_to_num(g.t(), 1.0), torch.nan_to_num(x.t(), 1.0), True)
