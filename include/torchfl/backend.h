@@ -59,6 +59,19 @@ typedef enum tfl_dtype {
     TFL_DT_COUNT
 } tfl_dtype;
 
+/* Bytes per element of a dtype; 0 for an unknown one. */
+static inline size_t tfl_dtype_size(tfl_dtype dt)
+{
+    switch (dt) {
+    case TFL_DT_F32: case TFL_DT_I32: return 4;
+    case TFL_DT_F64: case TFL_DT_I64: case TFL_DT_C64: return 8;
+    case TFL_DT_F16: case TFL_DT_BF16: return 2;
+    case TFL_DT_C128: return 16;
+    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL: return 1;
+    default: return 0;
+    }
+}
+
 /* What a backend says about one device. */
 typedef struct tfl_device_info {
     char name[256];

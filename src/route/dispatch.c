@@ -34,18 +34,25 @@ static void warn_once(const char *name, const char *backend)
     tfl_warn("op %s is not supported by backend %s; running it on the host", name, backend);
 }
 
-/* Statistics slot of a library op: one per op kind, named at first use
- * (op names are stable per kind: "gemm", ...). */
+/* Statistics slot of a library op, by name ("gemm", "gemm_lt", ...).
+ * Names are string literals, so a small table keyed by the pointer saves
+ * the hash lookup; anything beyond it goes to the stats table directly. */
 static tfl_stat_slot *op_slot(const tfl_op *op)
 {
-    static tfl_stat_slot *slots[TFL_OP_KIND_COUNT];
+    static struct { const char *name; tfl_stat_slot *slot; } cache[32];
+    static int ncache;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    if ((unsigned)op->kind >= TFL_OP_KIND_COUNT)
-        return NULL;
+    const char *name = op->name ? op->name : "op";
+    tfl_stat_slot *sl = NULL;
     pthread_mutex_lock(&lock);
-    if (!slots[op->kind])
-        slots[op->kind] = tfl_stats_slot("op", op->name ? op->name : "op");
-    tfl_stat_slot *sl = slots[op->kind];
+    for (int i = 0; i < ncache && !sl; i++)
+        if (cache[i].name == name)
+            sl = cache[i].slot;
+    if (!sl) {
+        sl = tfl_stats_slot("op", name);
+        if (ncache < 32)
+            cache[ncache++] = (typeof(cache[0])){ name, sl };
+    }
     pthread_mutex_unlock(&lock);
     return sl;
 }
@@ -55,8 +62,10 @@ static tfl_status route_op(const tfl_op *op, tfl_ran_where *where);
 tfl_status tfl_route_op(const tfl_op *op, tfl_rt_stream *s)
 {
     (void)s;
-    uint64_t t0 = tfl_stats_now_ns();
     tfl_ran_where where = TFL_RAN_NATIVE;
+    if (tfl_stats_in_launch)          /* counted by the launch */
+        return route_op(op, &where);
+    uint64_t t0 = tfl_stats_now_ns();
     tfl_status st = route_op(op, &where);
     tfl_stats_add(op_slot(op), st == TFL_OK ? where : TFL_RAN_REFUSED,
                   tfl_stats_now_ns() - t0);

@@ -125,7 +125,9 @@ static tfl_status run_mapped(tfl_kernel *k, tfl_kernel_route *r, const tfl_launc
         .stream = l->stream,
     };
     uint64_t t0 = tfl_stats_now_ns();
+    tfl_stats_in_launch = 1;
     tfl_status st = r->family->run(&call, r->cookie, err, errlen);
+    tfl_stats_in_launch = 0;
     if (st == TFL_ERR_UNSUPPORTED)
         return st;
     tfl_stats_add(r->slot_op, st == TFL_OK ? TFL_RAN_NATIVE : TFL_RAN_REFUSED,

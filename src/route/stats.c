@@ -29,6 +29,7 @@ struct tfl_stat_slot {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tfl_stat_slot *slots;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+__thread int tfl_stats_in_launch;
 
 uint64_t tfl_stats_now_ns(void)
 {

@@ -28,6 +28,10 @@ tfl_stat_slot *tfl_stats_slot(const char *family, const char *name);
 void tfl_stats_add(tfl_stat_slot *s, tfl_ran_where where, uint64_t ns);
 uint64_t tfl_stats_now_ns(void);
 
+/* Set while a kernel launch runs its ops, so that the launch is counted
+ * once (under its family) and not again under each op it issues. */
+extern __thread int tfl_stats_in_launch;
+
 /* Write the JSON report to path; 0 on success.  Exported for programs
  * (and debuggers) that want a report before exit. */
 int torchfl_stats_dump(const char *path);

@@ -289,7 +289,7 @@ static tfl_elementwise_op contiguous(int code, int dt, int nin, int64_t n, void 
     for (int k = 0; k <= nin; k++) {
         op.operand[k].dtype = dt;
         op.operand[k].data = ptr[k];
-        op.operand[k].strides[0] = (int64_t)tfl_pt_dtype_size((tfl_dtype)dt);
+        op.operand[k].strides[0] = (int64_t)tfl_dtype_size((tfl_dtype)dt);
     }
     return op;
 }

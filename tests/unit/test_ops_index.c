@@ -206,6 +206,15 @@ static void test_scatter_gather(void)
             int hit = ix[r * 2] == c || ix[r * 2 + 1] == c;
             CHECK(m[r * 6 + c] == (hit ? -321 : 0), "scatter value [%d,%d] = %d", r, c, m[r * 6 + c]);
         }
+    /* negative indices: refused, unless allow_negative (index_fill) */
+    ix[1] = -6;
+    CHECK(host_index(&v) == TFL_ERR_DEVICE, "negative index refused");
+    v.u.scatter_gather.allow_negative = 1;
+    memset(m, 0, sizeof m);
+    CHECK(host_index(&v) == TFL_OK, "negative index from the end");
+    CHECK(m[0] == -321 && m[5] == -321, "-6 is column 0 of 6");
+    ix[1] = -7;
+    CHECK(host_index(&v) == TFL_ERR_DEVICE, "-7 out of range");
     op.dtype = TFL_DT_F16;
     op.u.scatter_gather.reduce = TFL_INDEX_ADD;
     CHECK(!host_index_supported(&op), "fp16 add not claimed");
@@ -318,6 +327,46 @@ static void test_triangle(void)
     CHECK(host_index(&op) == TFL_ERR_INVALID, "shape mismatch refused");
 }
 
+static void test_put_sorted(void)
+{
+    /* weight: outer 2 x (6 rows x 3), z stride 18; x[idx] with idx = {4, 1, 4, 0} */
+    double w[36], ref[36], grad[2 * 4 * 3];
+    const int64_t idx[4] = { 4, 1, 4, 0 };
+    const int64_t sorted[4] = { 0, 1, 4, 4 }, pos[4] = { 3, 1, 0, 2 };
+    for (int i = 0; i < 24; i++) grad[i] = i + 0.5;
+    for (int acc = 0; acc < 2; acc++) {
+        for (int i = 0; i < 36; i++) w[i] = ref[i] = -1;
+        for (int z = 0; z < 2; z++)
+            for (int p = 0; p < 4; p++) {
+                if (!acc && p == 0)
+                    continue;                 /* position 0's 4 is overwritten by position 2's */
+                for (int f = 0; f < 3; f++) {
+                    double g = grad[z * 12 + p * 3 + f];
+                    double *r = &ref[z * 18 + idx[p] * 3 + f];
+                    *r = acc ? *r + g : g;
+                }
+            }
+        tfl_index_op op = { .kind = TFL_INDEX_PUT_SORTED, .elem_size = 8, .index_dtype = TFL_DT_I64,
+                            .dtype = TFL_DT_F64 };
+        op.u.put_sorted.sorted = sorted;
+        op.u.put_sorted.positions = pos;
+        op.u.put_sorted.grad = grad;
+        op.u.put_sorted.weight = w;
+        op.u.put_sorted.weight_bytes = sizeof w;
+        op.u.put_sorted.numel = 4;
+        op.u.put_sorted.stride = 3;
+        op.u.put_sorted.stride_before = 18;
+        op.u.put_sorted.outer_dim = 2;
+        op.u.put_sorted.accumulate = acc;
+        CHECK(host_index_supported(&op), "put sorted supported");
+        CHECK(host_index(&op) == TFL_OK, "put sorted (accumulate %d)", acc);
+        for (int i = 0; i < 36; i++)
+            CHECK(w[i] == ref[i], "put sorted acc=%d [%d] %g vs %g", acc, i, w[i], ref[i]);
+        op.u.put_sorted.weight_bytes = 8 * 17;      /* row 4 of z = 1 does not fit */
+        CHECK(host_index(&op) == TFL_ERR_DEVICE, "row past the weight refused");
+    }
+}
+
 int main(void)
 {
     test_select();
@@ -328,6 +377,7 @@ int main(void)
     test_advanced();
     test_range();
     test_triangle();
+    test_put_sorted();
     printf("test_ops_index: %d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -26,7 +26,7 @@ typedef struct tfl_index_tensor {
 } tfl_index_tensor;
 
 /* An n-d iteration over three operands (TensorIterator-style): dim 0
- * varies fastest; strides in bytes per operand. */
+ * varies fastest; strides in bytes per operand (may be negative: flip). */
 typedef struct tfl_index_iter {
     int ndim;
     int64_t sizes[TFL_INDEX_MAX_DIMS];
@@ -76,7 +76,8 @@ typedef enum tfl_index_kind {
      *   gather:  self[off0] (op)= src[off1 + k * index_stride * elem_size]
      *   scatter: self[off0 + k * index_stride * elem_size] (op)= src[off1]
      * (op) by reduce; ADD reads/writes dtype values.  With use_value, a
-     * scatter takes value (elem_size bytes) instead of src[off1]. */
+     * scatter takes value (elem_size bytes) instead of src[off1].  With
+     * allow_negative, k in [-index_size, 0) counts from the end. */
     TFL_INDEX_SCATTER_GATHER = 4,
     /* Advanced indexing over an iteration of (out, in, index offset):
      * offset = sum over i < n_indices of k_i * strides[i] (bytes), with
@@ -94,6 +95,14 @@ typedef enum tfl_index_kind {
      * dst and src views (dst may be src): dst = src where kept, else zero
      * bytes; kept: upper ? j - i >= diagonal : j - i <= diagonal. */
     TFL_INDEX_TRIANGLE = 7,
+    /* index_put_ over sorted indices (x[idx] backward, accumulate=True):
+     * for z < outer_dim, p < numel (skipping, unless accumulate, all but
+     * the last p of a run of equal sorted[p]):
+     *   weight[sorted[p] * stride + z * stride_before + f]
+     *     (+)= grad[positions[p] * stride + z * numel * stride + f],
+     * f < stride; elements, += in dtype.  Rows must lie within
+     * weight_bytes of weight; positions in [0, numel). */
+    TFL_INDEX_PUT_SORTED = 8,
 } tfl_index_kind;
 
 typedef struct tfl_index_cat_input {
@@ -144,6 +153,7 @@ typedef struct tfl_index_op {
             int64_t index_size, index_stride;
             int use_value;
             unsigned char value[16];
+            int allow_negative;
         } scatter_gather;
         struct {
             tfl_index_iter iter;
@@ -167,6 +177,14 @@ typedef struct tfl_index_op {
             int upper;
             int64_t diagonal;
         } triangle;
+        struct {
+            const int64_t *sorted, *positions;
+            const void *grad;
+            void *weight;
+            int64_t weight_bytes;
+            int64_t numel, stride, stride_before, outer_dim;
+            int accumulate;
+        } put_sorted;
     } u;
 } tfl_index_op;
 

@@ -170,7 +170,7 @@ static tfl_status check_op(const tfl_gemm_op *op)
         if ((f & (HG_EPI_AUX_MASK | HG_EPI_DRELU)) && (op->ld_aux % 8) != 0)
             return TFL_ERR_INVALID;      /* mask columns start on a byte */
         if ((f & (HG_EPI_AUX_GELU | HG_EPI_DGELU)) &&
-            hg_dtype_size(op->aux_type) == 0)
+            tfl_dtype_size(op->aux_type) == 0)
             return TFL_ERR_UNSUPPORTED;
     }
     return TFL_OK;
@@ -381,9 +381,9 @@ tfl_status host_gemm(const tfl_gemm_op *op)
     if (op->m == 0 || op->n == 0 || op->batch == 0)
         return TFL_OK;
     int flags = hg_epi_flags(op->epilogue);
-    size_t ea = hg_dtype_size(op->type_a), eb = hg_dtype_size(op->type_b);
-    size_t ec = hg_dtype_size(op->type_c), ed = hg_dtype_size(op->type_d);
-    size_t ebias = hg_dtype_size(op->bias_type);
+    size_t ea = tfl_dtype_size(op->type_a), eb = tfl_dtype_size(op->type_b);
+    size_t ec = tfl_dtype_size(op->type_c), ed = tfl_dtype_size(op->type_d);
+    size_t ebias = tfl_dtype_size(op->bias_type);
     int all_f32 = op->type_a == TFL_DT_F32 && op->type_c == TFL_DT_F32 &&
                   op->type_d == TFL_DT_F32;
     int cplx = op->type_a == TFL_DT_C64 || op->type_a == TFL_DT_C128;
@@ -416,7 +416,7 @@ tfl_status host_gemm(const tfl_gemm_op *op)
                 ep.aux = (char *)op->aux + (op->stride_aux * bi) / 8;
             else
                 ep.aux = (char *)op->aux +
-                         (size_t)(op->stride_aux * bi) * hg_dtype_size(op->aux_type);
+                         (size_t)(op->stride_aux * bi) * tfl_dtype_size(op->aux_type);
         }
 
         if (flags & (HG_EPI_BGRAD_A | HG_EPI_BGRAD_B))

@@ -16,7 +16,6 @@
 
 /* ------------------------------------------------------------ elements */
 
-size_t hg_dtype_size(tfl_dtype t);
 /* rows x cols matrix (column-major, leading dim ld) of F32/F16/BF16 into
  * fp32 at dst (leading dim ldd), and back with round-to-nearest-even. */
 void hg_to_f32(tfl_dtype t, const void *src, int64_t ld, int64_t rows,

@@ -69,8 +69,8 @@ tfl_status hg_gemm_lowp(const tfl_gemm_op *op, const void *a, const void *b,
         ep->bacc = x + m;
         memset(ep->bacc, 0, (size_t)m * sizeof(double));
     }
-    const size_t esb = hg_dtype_size(op->type_b), esc = hg_dtype_size(op->type_c);
-    const size_t esd = hg_dtype_size(op->type_d);
+    const size_t esb = tfl_dtype_size(op->type_b), esc = tfl_dtype_size(op->type_c);
+    const size_t esd = tfl_dtype_size(op->type_d);
 
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         int64_t nc = n - j0 < nb ? n - j0 : nb;

@@ -193,7 +193,7 @@ static void run_from_f32(tfl_dtype t, const float *src, void *dst, int64_t n)
 void hg_to_f32(tfl_dtype t, const void *src, int64_t ld, int64_t rows,
                int64_t cols, float *dst, int64_t ldd)
 {
-    size_t es = hg_dtype_size(t);
+    size_t es = tfl_dtype_size(t);
     for (int64_t j = 0; j < cols; j++)
         run_to_f32(t, (const char *)src + (size_t)(j * ld) * es, dst + j * ldd, rows);
 }
@@ -201,7 +201,7 @@ void hg_to_f32(tfl_dtype t, const void *src, int64_t ld, int64_t rows,
 void hg_from_f32(tfl_dtype t, const float *src, int64_t lds, int64_t rows,
                  int64_t cols, void *dst, int64_t ld)
 {
-    size_t es = hg_dtype_size(t);
+    size_t es = tfl_dtype_size(t);
     for (int64_t j = 0; j < cols; j++)
         run_from_f32(t, src + j * lds, (char *)dst + (size_t)(j * ld) * es, rows);
 }
@@ -226,17 +226,5 @@ void hg_store(tfl_dtype t, void *p, int64_t i, double v)
     case TFL_DT_F16: ((uint16_t *)p)[i] = tfl_f32_to_f16((float)v); break;
     case TFL_DT_BF16: ((uint16_t *)p)[i] = tfl_f32_to_bf16((float)v); break;
     default: break;
-    }
-}
-
-size_t hg_dtype_size(tfl_dtype t)
-{
-    switch (t) {
-    case TFL_DT_F64: case TFL_DT_C64: case TFL_DT_I64: return 8;
-    case TFL_DT_C128: return 16;
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL: return 1;
-    default: return 0;
     }
 }

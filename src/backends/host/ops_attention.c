@@ -177,7 +177,7 @@ static tfl_status forward_head(const tfl_attention_op *op, int64_t b, int64_t h,
                                float *s, int64_t mblk, float *conv)
 {
     tfl_dtype dt = op->dtype;
-    size_t es = hg_dtype_size(dt);
+    size_t es = tfl_dtype_size(dt);
     int64_t m = op->num_queries, n = op->num_keys;
     int64_t d = op->head_dim, dv = op->head_dim_value;
     int64_t hk = h / op->q_heads_per_kv;
@@ -236,7 +236,7 @@ static tfl_status backward_head(const tfl_attention_op *op, int64_t b, int64_t h
                                 float *delta)
 {
     tfl_dtype dt = op->dtype;
-    size_t es = hg_dtype_size(dt);
+    size_t es = tfl_dtype_size(dt);
     int64_t m = op->num_queries, n = op->num_keys;
     int64_t d = op->head_dim, dv = op->head_dim_value;
     int64_t hk = h / op->q_heads_per_kv;

@@ -36,6 +36,9 @@ int host_index_supported(const tfl_index_op *op)
     case TFL_INDEX_ADVANCED:
     case TFL_INDEX_TRIANGLE:
         return 1;
+    case TFL_INDEX_PUT_SORTED:
+        return !op->u.put_sorted.accumulate || op->dtype == TFL_DT_F32 ||
+               op->dtype == TFL_DT_F64 || op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64;
     case TFL_INDEX_RANGE:
         switch (op->dtype) {
         case TFL_DT_F32: case TFL_DT_F64: case TFL_DT_I64: case TFL_DT_I32:
@@ -309,6 +312,8 @@ static int sg_check(void *c, int64_t o0, int64_t o1, int64_t o2)
     (void)o0; (void)o1;
     const tfl_index_op *op = x->op;
     int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
+    if (op->u.scatter_gather.allow_negative && k < 0)
+        k += op->u.scatter_gather.index_size;
     if (k < 0 || k >= op->u.scatter_gather.index_size) {
         x->bad = 1;
         x->bad_index = k;
@@ -323,6 +328,8 @@ static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
     const tfl_index_op *op = x->op;
     const int64_t es = (int64_t)op->elem_size;
     int64_t k = index_at((const char *)op->u.scatter_gather.index + o2, op->index_dtype, 0);
+    if (k < 0)   /* checked: allow_negative */
+        k += op->u.scatter_gather.index_size;
     int64_t shift = k * op->u.scatter_gather.index_stride * es;
     char *d = (char *)op->u.scatter_gather.self + o0;
     const char *s = op->u.scatter_gather.use_value
@@ -512,6 +519,43 @@ static tfl_status do_triangle(const tfl_index_op *op)
     }
 }
 
+static tfl_status do_put_sorted(const tfl_index_op *op)
+{
+    const int64_t n = op->u.put_sorted.numel, L = op->u.put_sorted.stride,
+                  sb = op->u.put_sorted.stride_before, outer = op->u.put_sorted.outer_dim;
+    const int64_t es = (int64_t)op->elem_size;
+    const int64_t *sorted = op->u.put_sorted.sorted, *pos = op->u.put_sorted.positions;
+    const int acc = op->u.put_sorted.accumulate;
+    if (n < 0 || L < 0 || sb < 0 || outer < 0)
+        return TFL_ERR_INVALID;
+    if (n == 0 || L == 0 || outer == 0)
+        return TFL_OK;
+    /* every row first: a bad index leaves weight untouched */
+    for (int64_t p = 0; p < n; p++) {
+        int64_t lo = sorted[p] * L, hi = lo + (outer - 1) * sb + L;
+        if (sorted[p] < 0 || pos[p] < 0 || pos[p] >= n || hi * es > op->u.put_sorted.weight_bytes) {
+            tfl_error("index_put: index %lld (position %lld) is out of bounds",
+                      (long long)sorted[p], (long long)pos[p]);
+            return TFL_ERR_DEVICE;
+        }
+    }
+    for (int64_t z = 0; z < outer; z++) {
+        for (int64_t p = 0; p < n; p++) {
+            if (!acc && p + 1 < n && sorted[p] == sorted[p + 1])
+                continue;   /* the last of equal indices wins */
+            char *w = (char *)op->u.put_sorted.weight + (sorted[p] * L + z * sb) * es;
+            const char *g = (const char *)op->u.put_sorted.grad + (pos[p] * L + z * n * L) * es;
+            if (!acc) {
+                memcpy(w, g, (size_t)(L * es));
+                continue;
+            }
+            for (int64_t f = 0; f < L; f++)
+                add_scaled(w + f * es, g + f * es, op->dtype, 1.0);
+        }
+    }
+    return TFL_OK;
+}
+
 tfl_status host_index(const tfl_index_op *op)
 {
     if (!host_index_supported(op))
@@ -531,6 +575,8 @@ tfl_status host_index(const tfl_index_op *op)
         return do_range(op);
     case TFL_INDEX_TRIANGLE:
         return do_triangle(op);
+    case TFL_INDEX_PUT_SORTED:
+        return do_put_sorted(op);
     }
     return TFL_ERR_UNSUPPORTED;
 }

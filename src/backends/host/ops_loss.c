@@ -52,7 +52,7 @@ static int target_at(const tfl_loss_op *op, int64_t off, int64_t row, int64_t *t
 
 static double weight_of(const tfl_loss_op *op, int64_t t)
 {
-    size_t sz = rs_size(op->dtype);
+    size_t sz = tfl_dtype_size(op->dtype);
     return op->weight ? rs_ld(op->dtype, (const char *)op->weight + (size_t)t * sz) : 1.0;
 }
 
@@ -72,7 +72,7 @@ int host_loss_supported(const tfl_loss_op *op)
 
 static tfl_status forward(const tfl_loss_op *op, int64_t rows)
 {
-    size_t sz = rs_size(op->dtype);
+    size_t sz = tfl_dtype_size(op->dtype);
     const char *x = op->input;
     if (op->reduction == TFL_LOSS_REDUCE_NONE) {
         for (int64_t r = 0; r < rows; r++) {
@@ -132,7 +132,7 @@ static tfl_status forward(const tfl_loss_op *op, int64_t rows)
 
 static tfl_status backward(const tfl_loss_op *op, int64_t rows)
 {
-    size_t sz = rs_size(op->dtype);
+    size_t sz = tfl_dtype_size(op->dtype);
     double scale = 1;
     if (op->reduction != TFL_LOSS_REDUCE_NONE) {
         scale = rs_ld(op->dtype, op->grad_output);

@@ -14,17 +14,6 @@
 #include "backends/host/ops_elementwise_fp16.h"
 #include "backends/host/ops_random_philox.h"
 
-static size_t dtype_size(tfl_dtype t)
-{
-    switch (t) {
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_I64: case TFL_DT_F64: return 8;
-    case TFL_DT_U8: case TFL_DT_I8: case TFL_DT_BOOL: return 1;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    default: return 0;
-    }
-}
-
 /* Address of element i of a view (dim 0 fastest). */
 static inline char *view_at(const tfl_random_view *v, int64_t i, size_t esz)
 {
@@ -360,7 +349,7 @@ tfl_status host_random(const tfl_random_op *op)
     rng_ctx c;
     memset(&c, 0, sizeof c);
     c.op = op;
-    c.esz = dtype_size(op->dtype);
+    c.esz = tfl_dtype_size(op->dtype);
     c.fa = (float)op->a;
     c.fb = (float)op->b;
     c.fc = (float)op->c;

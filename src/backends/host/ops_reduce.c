@@ -297,9 +297,9 @@ int host_reduce_supported(const tfl_reduce_op *op)
 {
     if (!op || (unsigned)op->kind >= TFL_RED_KIND_COUNT)
         return 0;
-    if (!rs_size(op->in_dtype) || !rs_size(op->out_dtype))
+    if (!tfl_dtype_size(op->in_dtype) || !tfl_dtype_size(op->out_dtype))
         return 0;
-    if (op->out2 && !rs_size(op->out2_dtype))
+    if (op->out2 && !tfl_dtype_size(op->out2_dtype))
         return 0;
     if (op->out_ndim < 0 || op->out_ndim > TFL_REDUCE_MAX_DIMS ||
         op->red_ndim < 0 || op->red_ndim > TFL_REDUCE_MAX_DIMS)
@@ -341,7 +341,7 @@ tfl_status host_reduce(const tfl_reduce_op *op)
         return TFL_ERR_INVALID;
     if (!op->out2 && ni > 0 && sum_rows_f32(op))
         return TFL_OK;
-    size_t osz = rs_size(op->out_dtype), o2sz = op->out2 ? rs_size(op->out2_dtype) : 0;
+    size_t osz = tfl_dtype_size(op->out_dtype), o2sz = op->out2 ? tfl_dtype_size(op->out2_dtype) : 0;
     int64_t c[TFL_REDUCE_MAX_DIMS] = {0};
     int64_t ioff = 0, ooff = 0;
     int nd = op->out_ndim;

@@ -18,17 +18,6 @@
 #include "backends/host/hx_fp.h"
 
 /* Bytes per element, 0 for a dtype these ops do not read. */
-static inline size_t rs_size(tfl_dtype dt)
-{
-    switch (dt) {
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_F64: case TFL_DT_I64: return 8;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL: return 1;
-    default: return 0;
-    }
-}
-
 static inline int rs_is_float(tfl_dtype dt)
 {
     return dt == TFL_DT_F32 || dt == TFL_DT_F64 || dt == TFL_DT_F16 || dt == TFL_DT_BF16;

@@ -52,7 +52,7 @@ static void bwd_row_f32(const float *restrict yv, const float *restrict g, float
 static void block(const tfl_softmax_op *op, int64_t o, double *m, double *s)
 {
     int64_t inner = op->inner, dim = op->dim;
-    size_t isz = rs_size(op->in_dtype), osz = rs_size(op->out_dtype);
+    size_t isz = tfl_dtype_size(op->in_dtype), osz = tfl_dtype_size(op->out_dtype);
     const char *x = (const char *)op->in + (size_t)(o * op->outer_stride) * isz;
     const char *g = op->grad ? (const char *)op->grad + (size_t)(o * op->outer_stride) * isz : NULL;
     char *y = (char *)op->out + (size_t)(o * op->outer_stride) * osz;

@@ -228,7 +228,7 @@ static tfl_status check_ranges(const tfl_elementwise_op *op, char *err, size_t e
         const tfl_ew_operand *o = &op->operand[k];
         if (o->is_scalar)
             continue;
-        size_t es = tfl_pt_dtype_size((tfl_dtype)o->dtype);
+        size_t es = tfl_dtype_size((tfl_dtype)o->dtype);
         int64_t lo = 0, hi = 0;
         for (int d = 0; d < op->ndim; d++) {
             int64_t ext = (op->shape[d] - 1) * o->strides[d];

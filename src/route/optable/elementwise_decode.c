@@ -153,7 +153,7 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
         memcpy(data, args[2], 8);
         op->ndim = 1;
         op->shape[0] = n32;
-        strides[0][0] = (int64_t)tfl_pt_dtype_size(dt[0]);
+        strides[0][0] = (int64_t)tfl_dtype_size(dt[0]);
     } else {
         fb = args[1];
         memcpy(data, args[2], 8 * (size_t)nt);
@@ -174,10 +174,10 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
         op->ndim = 1;
         op->shape[0] = n32;
         for (int i = 0; i < nt; i++)
-            strides[i][0] = (int64_t)tfl_pt_dtype_size(dt[i]);
+            strides[i][0] = (int64_t)tfl_dtype_size(dt[i]);
     }
     for (int i = 0; i < nt; i++)
-        if (dt[i] == TFL_DT_C64 || dt[i] == TFL_DT_C128 || !tfl_pt_dtype_size(dt[i])) {
+        if (dt[i] == TFL_DT_C64 || dt[i] == TFL_DT_C128 || !tfl_dtype_size(dt[i])) {
             snprintf(err, errlen, "elementwise %s: complex/unknown operand type", fn->name);
             return TFL_ERR_UNSUPPORTED;
         }

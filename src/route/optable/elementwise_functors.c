@@ -209,7 +209,7 @@ static int layout(const ew_entry *e, tfl_dtype t, tfl_ew_functor *f)
     int n = 0;
     for (const char *c = e->caps; c && *c; c++, n++) {
         tfl_dtype dt = *c == 'T' ? t : *c == 'O' ? opmath(t) : *c == 'b' ? TFL_DT_BOOL : TFL_DT_I32;
-        size_t sz = tfl_pt_dtype_size(dt);
+        size_t sz = tfl_dtype_size(dt);
         if (!sz || sz > 8)
             return 0;               /* complex captures: not mapped */
         off = tfl_pt_align(off, sz);
@@ -374,7 +374,7 @@ int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)
     }
     /* A/BUnaryFunctor { inner f; arg-0 type of inner (its "opmath") c; } */
     tfl_dtype ct = in.in_dt[0];
-    size_t cs = tfl_pt_dtype_size(ct);
+    size_t cs = tfl_dtype_size(ct);
     if (!cs || cs > 8 || f->nfield >= (int)(sizeof f->field / sizeof f->field[0]))
         return 0;
     size_t off = tfl_pt_align(in.size, cs);
@@ -417,7 +417,7 @@ int tfl_ew_parse_index_functor(const char *s, tfl_ew_functor *f)
     tfl_dtype acc = out == TFL_DT_F64 ? TFL_DT_F64
                   : (out == TFL_DT_F32 || out == TFL_DT_F16 || out == TFL_DT_BF16) ? TFL_DT_F32
                   : TFL_DT_I64;
-    size_t as = tfl_pt_dtype_size(acc);
+    size_t as = tfl_dtype_size(acc);
     f->name = "arange";
     f->code = TFL_EW_ARANGE;
     f->arity = 0;

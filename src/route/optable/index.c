@@ -6,7 +6,7 @@
  *
  * This file recognises the kernels and routes the decoded op; one file
  * per kernel group decodes (index_select.c, index_cat.c, index_scatter.c,
- * index_advanced.c, index_range.c, index_triangle.c) with the PyTorch ABI readers in
+ * index_advanced.c, index_range.c, index_triangle.c, index_put.c) with the PyTorch ABI readers in
  * index_abi.c.  Parameter layouts are the 2.11 sm_80 cubins'
  * (docs/kernel-families.md); lambda capture layouts were read off 2.11
  * launches and are cross-checked against the cubin parameter sizes in the
@@ -35,7 +35,7 @@ static int match(const char *m, void **cookie)
         k.elem_size = 1;
     } else if (!idx_match_select(m, &k) && !idx_match_cat(m, &k) && !idx_match_scatter_gather(m, &k) &&
                !idx_match_advanced(m, &k) && !idx_match_range(m, &k) &&
-               !idx_match_triangle(m, &k)) {
+               !idx_match_triangle(m, &k) && !idx_match_put_sorted(m, &k)) {
         return 0;
     }
     index_kernel *c = malloc(sizeof *c);
@@ -62,6 +62,10 @@ static const char *op_name(void *cookie)
     case K_ARANGE:   return "arange";
     case K_LINSPACE: return "linspace";
     case K_TRIANGLE: return k->upper ? "triu" : "tril";
+    case K_INDEX_COPY: return "index_copy";
+    case K_INDEX_FILL: return "index_fill";
+    case K_FLIP:     return "flip";
+    case K_PUT_SORTED: return "index_put_sorted";
     default:       return "index_select";
     }
 }
@@ -98,6 +102,16 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         break;
     case K_TRIANGLE:
         st = idx_run_triangle(c, k, &op, &route, err, errlen);
+        break;
+    case K_INDEX_COPY:
+    case K_INDEX_FILL:
+        st = idx_run_copy_fill(c, k, &op, &route, err, errlen);
+        break;
+    case K_FLIP:
+        st = idx_run_flip(c, k, &op, &route, err, errlen);
+        break;
+    case K_PUT_SORTED:
+        st = idx_run_put_sorted(c, k, &op, &route, err, errlen);
         break;
     default:
         return TFL_ERR_UNSUPPORTED;

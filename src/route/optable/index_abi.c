@@ -112,8 +112,14 @@ int idx_read_tinfo(const tfl_kcall *c, int i, int wide, tfl_index_tensor *t)
 /* OffsetCalculator<nargs, unsigned> = { int dims; IntDivider<unsigned>
  * sizes_[25] (divisor, m1, shift: 12 bytes); unsigned strides_[25][nargs]; }
  * (604 bytes for 3 operands, 504 for 2).  Operands past nargs get stride
- * 0.  0 if malformed. */
+ * 0.  0 if malformed.  The signed_strides form (flip) has the same layout
+ * with int strides. */
 int idx_read_offcalc(const unsigned char *b, int nargs, tfl_index_iter *it)
+{
+    return idx_read_offcalc_s(b, nargs, 0, it);
+}
+
+int idx_read_offcalc_s(const unsigned char *b, int nargs, int is_signed, tfl_index_iter *it)
 {
     int32_t dims;
     memcpy(&dims, b, 4);
@@ -128,7 +134,7 @@ int idx_read_offcalc(const unsigned char *b, int nargs, tfl_index_iter *it)
             uint32_t st = 0;
             if (a < nargs)
                 memcpy(&st, b + 304 + 4 * nargs * d + 4 * a, 4);
-            it->strides[a][d] = st;
+            it->strides[a][d] = is_signed ? (int64_t)(int32_t)st : (int64_t)st;
         }
     }
     return 1;
@@ -152,4 +158,20 @@ int64_t idx_iter_span(const tfl_index_iter *it, int a, int64_t elem)
         hi += (it->sizes[d] - 1) * it->strides[a][d];
     }
     return hi + elem;
+}
+
+/* Lowest and highest byte offsets operand a reaches (elem bytes at the
+ * highest included); strides may be negative. */
+void idx_iter_bounds(const tfl_index_iter *it, int a, int64_t elem, int64_t *lo, int64_t *hi)
+{
+    int64_t l = 0, h = 0;
+    for (int d = 0; d < it->ndim; d++) {
+        int64_t span = (it->sizes[d] - 1) * it->strides[a][d];
+        if (span < 0)
+            l += span;
+        else
+            h += span;
+    }
+    *lo = l;
+    *hi = h + elem;
 }

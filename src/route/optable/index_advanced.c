@@ -11,8 +11,33 @@
 
 /* index_elementwise_kernel<128, 4, gpu_index_kernel<index[_put]_kernel_impl<
  * OpaqueType<N>>(...)::lambda>(...)::lambda(int)> */
+/* index_elementwise_kernel<128, 4, {index_copy,index_fill,flip}_kernel_impl<
+ * OpaqueType<N>>(...)::lambda(int)>: their own lambdas (not gpu_index_kernel's) */
+static int match_misc(const char *m, index_kernel *k)
+{
+    static const struct { const char *fmt; int kind; } tab[] = {
+        { "24index_elementwise_kernelILi128ELi4EZNS0_22index_copy_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", K_INDEX_COPY },
+        { "24index_elementwise_kernelILi128ELi4EZNS0_22index_fill_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", K_INDEX_FILL },
+        { "24index_elementwise_kernelILi128ELi4EZNS0_16flip_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", K_FLIP },
+    };
+    const char *p = strstr(m, "24index_elementwise_kernelILi128ELi4EZNS0_");
+    if (!p)
+        return 0;
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        int n = 0, len = 0;
+        if (sscanf(p, tab[i].fmt, &n, &len) == 1 && len > 0 && n > 0 && n <= 16) {
+            k->kind = tab[i].kind;
+            k->elem_size = (size_t)n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int idx_match_advanced(const char *m, index_kernel *k)
 {
+    if (match_misc(m, k))
+        return 1;
     const char *p = strstr(m, "24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_");
     if (!p)
         return 0;
@@ -75,6 +100,110 @@ tfl_status idx_run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *o
     for (int i = 0; ok && i < ni; i++)
         ok = idx_range_ok(x->u.advanced.index_ptrs[i], idx_iter_span(it, 2, 8));
     if (!ok) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
+        return TFL_ERR_DEVICE;
+    }
+    *route = 1;
+    return TFL_OK;
+}
+
+/* index_copy_ (648-byte lambda): offset_calc<3> (self, index, source) @0,
+ * self_ptr @608, idx_ptr @616, source_ptr @624, self_dim_size @632,
+ * self_dim_stride (elements) @640: self[off0 + idx * stride] = source[off2]
+ * -> a scatter with operands reordered.
+ * index_fill_ (544 bytes, 560 for 16-byte elements): offset_calc<2> (self,
+ * index) @0, self_ptr @504, idx_ptr @512, self_dim_size @520,
+ * self_dim_stride @528, fill value @536 (@544 when 16-aligned); negative
+ * indices count from the end -> a scatter of a value.
+ * (read off 2.11 launches; sizes match the cubins' parameter blocks) */
+tfl_status idx_run_copy_fill(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                             int *route, char *err, size_t errlen)
+{
+    tfl_index_op *x = &op->u.index;
+    const unsigned char *f = c->args[1];
+    const int64_t N = *(int64_t *)c->args[0];
+    tfl_index_iter *it = &x->u.scatter_gather.iter;
+    x->kind = TFL_INDEX_SCATTER_GATHER;
+    x->elem_size = k->elem_size;
+    x->index_dtype = TFL_DT_I64;
+    x->dtype = TFL_DT_U8;
+    x->u.scatter_gather.scatter = 1;
+    x->u.scatter_gather.reduce = TFL_INDEX_ASSIGN;
+    if (k->kind == K_INDEX_COPY) {
+        if (!idx_read_offcalc(f, 3, it))
+            return TFL_ERR_UNSUPPORTED;
+        for (int d = 0; d < it->ndim; d++) {   /* (self, index, source) -> (self, source, index) */
+            int64_t t = it->strides[1][d];
+            it->strides[1][d] = it->strides[2][d];
+            it->strides[2][d] = t;
+        }
+        memcpy(&x->u.scatter_gather.self, f + 608, 8);
+        memcpy(&x->u.scatter_gather.index, f + 616, 8);
+        memcpy(&x->u.scatter_gather.src, f + 624, 8);
+        memcpy(&x->u.scatter_gather.index_size, f + 632, 8);
+        memcpy(&x->u.scatter_gather.index_stride, f + 640, 8);
+    } else {
+        if (!idx_read_offcalc(f, 2, it))
+            return TFL_ERR_UNSUPPORTED;
+        for (int d = 0; d < it->ndim; d++) {   /* (self, index) -> (self, -, index) */
+            it->strides[2][d] = it->strides[1][d];
+            it->strides[1][d] = 0;
+        }
+        memcpy(&x->u.scatter_gather.self, f + 504, 8);
+        memcpy(&x->u.scatter_gather.index, f + 512, 8);
+        memcpy(&x->u.scatter_gather.index_size, f + 520, 8);
+        memcpy(&x->u.scatter_gather.index_stride, f + 528, 8);
+        memcpy(x->u.scatter_gather.value, f + (k->elem_size == 16 ? 544 : 536), k->elem_size);
+        x->u.scatter_gather.use_value = 1;
+        x->u.scatter_gather.allow_negative = 1;
+    }
+    if (N < 0 || idx_iter_count(it) != N || x->u.scatter_gather.index_size < 0 ||
+        x->u.scatter_gather.index_stride < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (N == 0)
+        return TFL_OK;
+    const int64_t es = (int64_t)k->elem_size;
+    const int64_t reach = x->u.scatter_gather.index_size > 0
+        ? (x->u.scatter_gather.index_size - 1) * x->u.scatter_gather.index_stride * es : 0;
+    if (!idx_range_ok(x->u.scatter_gather.self, idx_iter_span(it, 0, es) + reach) ||
+        (k->kind == K_INDEX_COPY && !idx_range_ok(x->u.scatter_gather.src, idx_iter_span(it, 1, es))) ||
+        !idx_range_ok(x->u.scatter_gather.index, idx_iter_span(it, 2, 8))) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
+        return TFL_ERR_DEVICE;
+    }
+    *route = 1;
+    return TFL_OK;
+}
+
+/* flip (520-byte lambda): offset_calc<2, signed strides> (out, in) @0,
+ * out_ptr @504, in_ptr @512: out[off0] = in[off1] -> advanced indexing
+ * with no index. */
+tfl_status idx_run_flip(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                        int *route, char *err, size_t errlen)
+{
+    tfl_index_op *x = &op->u.index;
+    const unsigned char *f = c->args[1];
+    const int64_t N = *(int64_t *)c->args[0];
+    tfl_index_iter *it = &x->u.advanced.iter;
+    x->kind = TFL_INDEX_ADVANCED;
+    x->elem_size = k->elem_size;
+    x->index_dtype = TFL_DT_I64;
+    if (!idx_read_offcalc_s(f, 2, 1, it))
+        return TFL_ERR_UNSUPPORTED;
+    memcpy(&x->u.advanced.out, f + 504, 8);
+    memcpy(&x->u.advanced.in, f + 512, 8);
+    x->u.advanced.n_indices = 0;
+    x->u.advanced.put = 0;
+    if (N < 0 || idx_iter_count(it) != N)
+        return TFL_ERR_UNSUPPORTED;
+    if (N == 0)
+        return TFL_OK;
+    const int64_t es = (int64_t)k->elem_size;
+    int64_t lo0, hi0, lo1, hi1;
+    idx_iter_bounds(it, 0, es, &lo0, &hi0);
+    idx_iter_bounds(it, 1, es, &lo1, &hi1);
+    if (!idx_range_ok((const char *)x->u.advanced.out + lo0, hi0 - lo0) ||
+        !idx_range_ok((const char *)x->u.advanced.in + lo1, hi1 - lo1)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
         return TFL_ERR_DEVICE;
     }

@@ -13,7 +13,7 @@
 #include "route/optable.h"
 
 enum { K_GATHER = 1, K_SELECT_SMALL, K_SELECT_LARGE, K_ADD_SMALL, K_ADD_LARGE, K_CAT, K_SCATTER_GATHER, K_ADVANCED,
-       K_ARANGE, K_LINSPACE, K_TRIANGLE };
+       K_ARANGE, K_LINSPACE, K_TRIANGLE, K_INDEX_COPY, K_INDEX_FILL, K_FLIP, K_PUT_SORTED };
 enum { CAT_PLAIN = 0, CAT_VECTORIZED = 1 };
 
 typedef struct index_kernel {
@@ -39,6 +39,8 @@ int64_t idx_span_bytes(int ndim, const int64_t *sizes, const int64_t *strides, s
 int idx_range_ok(const void *p, int64_t bytes);
 int idx_read_tinfo(const tfl_kcall *c, int i, int wide, tfl_index_tensor *t);
 int idx_read_offcalc(const unsigned char *b, int nargs, tfl_index_iter *it);
+int idx_read_offcalc_s(const unsigned char *b, int nargs, int is_signed, tfl_index_iter *it);
+void idx_iter_bounds(const tfl_index_iter *it, int a, int64_t elem, int64_t *lo, int64_t *hi);
 int64_t idx_iter_count(const tfl_index_iter *it);
 int64_t idx_iter_span(const tfl_index_iter *it, int a, int64_t elem);
 
@@ -59,6 +61,10 @@ tfl_status idx_run_scatter_gather(const tfl_kcall *c, const index_kernel *k, tfl
 int idx_match_advanced(const char *m, index_kernel *k);      /* index_advanced.c */
 tfl_status idx_run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
                             int *route, char *err, size_t errlen);
+tfl_status idx_run_copy_fill(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                             int *route, char *err, size_t errlen);
+tfl_status idx_run_flip(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                        int *route, char *err, size_t errlen);
 int idx_match_range(const char *m, index_kernel *k);         /* index_range.c */
 tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
                          int *route, char *err, size_t errlen);
@@ -66,5 +72,8 @@ tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
 int idx_match_triangle(const char *m, index_kernel *k);      /* index_triangle.c */
 tfl_status idx_run_triangle(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
                             int *route, char *err, size_t errlen);
+int idx_match_put_sorted(const char *m, index_kernel *k);    /* index_put.c */
+tfl_status idx_run_put_sorted(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
+                              int *route, char *err, size_t errlen);
 
 #endif

@@ -40,15 +40,6 @@ int idx_match_range(const char *m, index_kernel *k)
     return 0;
 }
 
-static size_t dtype_size(tfl_dtype t)
-{
-    switch (t) {
-    case TFL_DT_F64: case TFL_DT_I64: return 8;
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    default: return 1;
-    }
-}
-
 /* elementwise_kernel_with_index<int>(int N, lambda f, T *data); the
  * lambdas (read off 2.11 launches):
  *   arange   [xstart, xstep] of the accumulate type (int64 for integers,
@@ -62,7 +53,7 @@ tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
     const unsigned char *f = c->args[1];
     x->kind = TFL_INDEX_RANGE;
     x->dtype = k->dtype;
-    x->elem_size = dtype_size(k->dtype);
+    x->elem_size = tfl_dtype_size(k->dtype);
     x->u.range.range_kind = k->kind == K_ARANGE ? TFL_INDEX_ARANGE : TFL_INDEX_LINSPACE;
     x->u.range.n = ARG(c, 0, int32_t);
     x->u.range.out = ARG(c, 2, void *);

@@ -146,11 +146,6 @@ static const char *op_name(void *cookie)
 #define ARG(T, i) ({ T v_; memcpy(&v_, call->args[i], sizeof v_); v_; })
 #define ACC(T, i, off) ({ T v_; memcpy(&v_, (const char *)call->args[i] + (off), sizeof v_); v_; })
 
-static size_t dt_size(tfl_dtype d)
-{
-    return d == TFL_DT_F32 ? 4 : d == TFL_DT_F64 ? 8 : 2;
-}
-
 static int check(const void *p, size_t n)
 {
     return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
@@ -189,7 +184,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     tfl_loss_op *l = &op.u.loss;
     l->dtype = c->dt;
     l->target_dtype = c->tdt;
-    size_t es = dt_size(c->dt), ts = c->tdt == TFL_DT_I64 ? 8 : 1;
+    size_t es = tfl_dtype_size(c->dt), ts = c->tdt == TFL_DT_I64 ? 8 : 1;
     size_t in_span = 0, gi_span = 0, out_span = 0, gout_span = 0, tgt_span = SIZE_MAX;
     switch (c->k) {
     case F_NONE:

@@ -29,18 +29,6 @@ int tfl_pt_scalar_type(int st, tfl_dtype *out)
     }
 }
 
-size_t tfl_pt_dtype_size(tfl_dtype dt)
-{
-    switch (dt) {
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_F64: case TFL_DT_I64: case TFL_DT_C64: return 8;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    case TFL_DT_C128: return 16;
-    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL: return 1;
-    default: return 0;
-    }
-}
-
 int tfl_pt_type_name(const char *name, size_t len, tfl_dtype *out)
 {
     static const struct { const char *n; tfl_dtype dt; } names[] = {

@@ -40,8 +40,6 @@
 
 /* c10::ScalarType -> tfl_dtype; 0 if it has no tfl_dtype. */
 int tfl_pt_scalar_type(int scalar_type, tfl_dtype *out);
-/* Bytes per element of a tfl_dtype (0 if unknown). */
-size_t tfl_pt_dtype_size(tfl_dtype dt);
 /* Demangled C++ type name ("float", "c10::Half", "long", ...) of length
  * len -> tfl_dtype; 0 if not a plain element type. */
 int tfl_pt_type_name(const char *name, size_t len, tfl_dtype *out);

@@ -46,17 +46,6 @@
 #define INCALC_SIZE (4 + RED_MAX_DIMS * 12 + RED_MAX_DIMS * 4)
 #define OUTCALC_SIZE (4 + RED_MAX_DIMS * 12 + RED_MAX_DIMS * 8)
 
-static size_t dt_size(tfl_dtype d)
-{
-    switch (d) {
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_F64: case TFL_DT_I64: return 8;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL: return 1;
-    default: return 0;
-    }
-}
-
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* One Itanium-mangled type at *s (the few the reduce kernels use); T is
@@ -185,7 +174,7 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
         if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc) ||
             parse_type(&a, ki->in, T_is_class, &ki->ops_param_dt))
             return -1;
-        ops_size = dt_size(ki->ops_param_dt);
+        ops_size = tfl_dtype_size(ki->ops_param_dt);
         break;
     case TFL_RED_MAX_IDX: case TFL_RED_MIN_IDX: case TFL_RED_ARGMAX: case TFL_RED_ARGMIN:
         /* XOps<acc>; arg_t = pair<acc, int64_t> */
@@ -203,7 +192,7 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
         if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc))
             return -1;
         ki->ops_param_dt = ki->acc;
-        ops_size = dt_size(ki->acc);
+        ops_size = tfl_dtype_size(ki->acc);
         break;
     case TFL_RED_NANSUM:         /* NanSumOps<acc, out> */
         if (parse_type(&a, ki->in, T_is_class, &ki->acc))
@@ -228,8 +217,8 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
         return -1;
     }
     (void)t2; (void)t3; (void)ops_len;
-    size_t asz = dt_size(ki->acc);
-    if (!asz || !dt_size(ki->in) || !dt_size(ki->out))
+    size_t asz = tfl_dtype_size(ki->acc);
+    if (!asz || !tfl_dtype_size(ki->in) || !tfl_dtype_size(ki->out))
         return -1;
     switch (ki->kind) {
     case TFL_RED_MAX_IDX: case TFL_RED_MIN_IDX: case TFL_RED_ARGMAX: case TFL_RED_ARGMIN:
@@ -392,7 +381,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     default:
         break;
     }
-    size_t isz = dt_size(ki->in), osz = dt_size(ki->out), o2sz = dt_size(ki->out2);
+    size_t isz = tfl_dtype_size(ki->in), osz = tfl_dtype_size(ki->out), o2sz = tfl_dtype_size(ki->out2);
     if (num_outputs > 0) {
         if ((num_inputs > 0 && !check(src, (size_t)ext_in + isz)) ||
             !check(dst0, (size_t)ext_out + osz) ||

@@ -43,11 +43,6 @@ typedef struct scookie {
     const char *name;
 } scookie;
 
-static size_t dt_size(tfl_dtype d)
-{
-    return d == TFL_DT_F32 ? 4 : d == TFL_DT_F64 ? 8 : 2;
-}
-
 /* A float type at *s: f, d, c10::Half, c10::BFloat16, or a substitution
  * (S<n>_), which in these names always repeats the last class type. */
 static int ptype(const char **s, tfl_dtype *last_cls, tfl_dtype *out)
@@ -226,8 +221,8 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     }
     if (s->outer > 0 && s->dim > 0 && s->inner > 0) {
         size_t n = (size_t)((s->outer - 1) * s->outer_stride + s->dim * s->inner);
-        if (!check(s->in, n * dt_size(s->in_dtype)) || !check(s->out, n * dt_size(s->out_dtype)) ||
-            (s->backward && !check(s->grad, n * dt_size(s->in_dtype)))) {
+        if (!check(s->in, n * tfl_dtype_size(s->in_dtype)) || !check(s->out, n * tfl_dtype_size(s->out_dtype)) ||
+            (s->backward && !check(s->grad, n * tfl_dtype_size(s->in_dtype)))) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
             return TFL_ERR_DEVICE;
         }

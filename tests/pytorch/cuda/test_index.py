@@ -268,3 +268,38 @@ def test_causal_mask(cuda):
     # what attention code builds: a lower-triangular boolean mask
     m = torch.tril(torch.ones(16, 16, dtype=torch.bool, device=cuda))
     _eq(m, torch.tril(torch.ones(16, 16, dtype=torch.bool)))
+
+
+def _any(shape, dtype, seed):
+    if dtype.is_complex:
+        return torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))
+    return _data(shape, dtype, seed)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16, torch.bool,
+                                   torch.complex128])
+def test_index_copy_fill(cuda, dtype):
+    x = _any((5, 4, 3), dtype, 26)
+    i = torch.tensor([3, 0, 4])
+    for dim in (0, 1, 2):
+        i_dim = i % x.shape[dim]
+        i_dim = torch.unique(i_dim)          # index_copy with repeats is unordered
+        src_shape = list(x.shape)
+        src_shape[dim] = len(i_dim)
+        src = _any(tuple(src_shape), dtype, 28 + dim)
+        a, ac = x.clone(), x.to(cuda)
+        a.index_copy_(dim, i_dim, src)
+        ac.index_copy_(dim, i_dim.to(cuda), src.to(cuda))
+        _eq(ac, a)
+        v = True if dtype == torch.bool else 2
+        a.index_fill_(dim, torch.tensor([-1, 1]), v)
+        ac.index_fill_(dim, torch.tensor([-1, 1]).to(cuda), v)
+        _eq(ac, a)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.uint8])
+@pytest.mark.parametrize("dims", [(0,), (1,), (0, 2), (2,)])
+def test_flip(cuda, dtype, dims):
+    x = _data((4, 5, 3), dtype, 27)
+    _eq(torch.flip(x.to(cuda), dims), torch.flip(x, dims))
+    _eq(torch.flip(x.to(cuda).transpose(0, 2), dims), torch.flip(x.transpose(0, 2), dims))
