@@ -49,6 +49,9 @@ typedef enum tfl_random_kind {
     TFL_RANDOM_DROPOUT = 5,
     /* out = (u <= in) ? 1 : 0, in the probability tensor (in_dtype). */
     TFL_RANDOM_BERNOULLI_TENSOR = 6,
+    /* dropout backward, no random numbers: out = (float)mask * in * a over
+     * numel contiguous elements (threads and traverse unused). */
+    TFL_RANDOM_MASKED_SCALE = 7,
 } tfl_random_kind;
 
 typedef enum tfl_random_traverse {

@@ -43,6 +43,10 @@ static int int_out_ok(tfl_dtype t)
 
 int host_random_supported(const tfl_random_op *op)
 {
+    if (op && op->kind == TFL_RANDOM_MASKED_SCALE)
+        return op->numel >= 0 && op->dtype == TFL_DT_F32 && op->in.ndim == 0 &&
+               op->out.ndim == 0 && op->mask.ndim == 0 &&
+               (op->mask_dtype == TFL_DT_BOOL || op->mask_dtype == TFL_DT_U8);
     if (!op || op->numel < 0 || op->threads == 0)
         return 0;
     if (op->traverse == TFL_RANDOM_TRAVERSE_VEC) {
@@ -61,6 +65,8 @@ int host_random_supported(const tfl_random_op *op)
         if (vs[k]->ndim < 0 || vs[k]->ndim > TFL_RANDOM_MAX_DIMS)
             return 0;
     switch (op->kind) {
+    case TFL_RANDOM_MASKED_SCALE:
+        return 0;
     case TFL_RANDOM_UNIFORM:
     case TFL_RANDOM_NORMAL:
     case TFL_RANDOM_BERNOULLI:
@@ -146,6 +152,8 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
         store_int(c, li, (int64_t)(r + (uint64_t)op->base));
         break;
     }
+    case TFL_RANDOM_MASKED_SCALE:
+        break;
     case TFL_RANDOM_BERNOULLI_TENSOR: {
         /* the probability is compared in its own type, float draw promoted */
         int hit = op->in_dtype == TFL_DT_F64
@@ -329,6 +337,15 @@ tfl_status host_random(const tfl_random_op *op)
         return TFL_ERR_UNSUPPORTED;
     if (op->numel == 0)
         return TFL_OK;
+    if (op->kind == TFL_RANDOM_MASKED_SCALE) {
+        const float *x = op->in.data;
+        const uint8_t *m = op->mask.data;
+        float *y = op->out.data;
+        const float scale = (float)op->a;
+        for (int64_t i = 0; i < op->numel; i++)
+            y[i] = (float)(m[i] != 0) * x[i] * scale;
+        return TFL_OK;
+    }
     rng_ctx c;
     memset(&c, 0, sizeof c);
     c.op = op;

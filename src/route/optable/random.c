@@ -16,6 +16,8 @@
  *   fused_dropout_kernel<float|Half|BFloat16, float, unsigned int|unsigned long, A, B,
  *                        bool|uchar>
  *     (F.dropout / native_dropout in training);
+ *   the contiguous elementwise launches of masked_scale_kernel<bool, float, float>
+ *     (dropout backward: grad * mask * scale; vectorized and uncast unrolled);
  *   kernelPointwiseApply2 of bernoulli_tensor_cuda_kernel<scalar_t, float|double>
  *     (torch.bernoulli(p) / bernoulli_(p_tensor)): TensorInfo ret, TensorInfo
  *     p, total, the lambda holding the PhiloxCudaState.
@@ -47,6 +49,7 @@ typedef enum rkind {
     RK_DROPOUT_VEC,
     RK_DROPOUT,
     RK_BERNOULLI_TENSOR,  /* kernelPointwiseApply2<bernoulli_tensor_cuda_kernel lambda> */
+    RK_MASKED_SCALE,      /* dropout backward: contiguous elementwise launch   */
 } rkind;
 
 typedef struct rcookie {
@@ -248,6 +251,29 @@ static int match_bernoulli_tensor(const char *m, rcookie *c)
     return 1;
 }
 
+/* native_dropout_backward: masked_scale_kernel<bool, float, float>'s
+ * lambda (scale float @0, 16 bytes) in the contiguous elementwise kernels
+ * vectorized_elementwise_kernel<VEC, f, array<char*, 3>>(int N, f, data)
+ * and unrolled_elementwise_kernel<f, ..., LoadWithoutCast, StoreWithoutCast>
+ * (same first three parameters); data = { out, src, mask }. */
+static int match_masked_scale(const char *m, rcookie *c)
+{
+    if (!strstr(m, "19masked_scale_kernelIbffEEvRNS_6TensorERKS4_S7_T1_EUlfbE_St5arrayIPcLm3EE"))
+        return 0;
+    if (!strncmp(m, "_ZN2at6native29vectorized_elementwise_kernelILi", 47)) {
+        /* vec 2, 4 or 8 */
+    } else if (!strncmp(m, "_ZN2at6native27unrolled_elementwise_kernelI", 43) &&
+               strstr(m, "15LoadWithoutCastENSG_16StoreWithoutCast")) {
+        /* no casts */
+    } else {
+        return 0;
+    }
+    c->rk = RK_MASKED_SCALE;
+    c->kind = TFL_RANDOM_MASKED_SCALE;
+    c->op = "dropout_backward";
+    return 1;
+}
+
 static int match(const char *mangled, void **cookie)
 {
     rcookie c;
@@ -259,6 +285,8 @@ static int match(const char *mangled, void **cookie)
         ok = match_dropout(mangled, &c);
     else if (strstr(mangled, "bernoulli_tensor_cuda_kernel"))
         ok = match_bernoulli_tensor(mangled, &c);
+    else if (strstr(mangled, "masked_scale_kernel"))
+        ok = match_masked_scale(mangled, &c);
     if (!ok)
         return 0;
     rcookie *keep = malloc(sizeof *keep);
@@ -535,11 +563,44 @@ static tfl_status decode_bernoulli_tensor(const tfl_kcall *call, const rcookie *
     return TFL_OK;
 }
 
+static tfl_status run_masked_scale(const tfl_kcall *call, const rcookie *c, char *err,
+                                   size_t errlen)
+{
+    int32_t n = (int32_t)rd_u32(call->args[0]);
+    const unsigned char *lam = call->args[1];
+    const unsigned char *data = call->args[2];
+    if (n < 0)
+        return TFL_ERR_UNSUPPORTED;
+    tfl_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = TFL_OP_RANDOM;
+    op.name = c->op;
+    tfl_random_op *r = &op.u.random;
+    r->kind = TFL_RANDOM_MASKED_SCALE;
+    r->numel = n;
+    r->dtype = TFL_DT_F32;
+    r->mask_dtype = TFL_DT_BOOL;
+    r->a = rd_f32(lam);
+    r->out.data = (void *)(uintptr_t)rd_u64(data);
+    r->in.data = (void *)(uintptr_t)rd_u64(data + 8);
+    r->mask.data = (void *)(uintptr_t)rd_u64(data + 16);
+    tfl_status st;
+    if ((st = check_view(&r->out, n, 4, "dropout backward output", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->in, n, 4, "dropout backward input", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->mask, n, 1, "dropout mask", err, errlen)) != TFL_OK)
+        return st;
+    if (n == 0)
+        return TFL_OK;
+    return tfl_route_op(&op, call->stream);
+}
+
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     const rcookie *c = cookie;
     if (!c || !call->args)
         return TFL_ERR_UNSUPPORTED;
+    if (c->rk == RK_MASKED_SCALE)
+        return run_masked_scale(call, c, err, errlen);
     /* PyTorch launches these 1-d: thread = blockIdx.x * blockDim.x + threadIdx.x */
     if (call->grid[1] != 1 || call->grid[2] != 1 || call->block[1] != 1 || call->block[2] != 1)
         return TFL_ERR_UNSUPPORTED;

@@ -318,3 +318,61 @@ def test_amp_update_scale(cuda, found, tracker, interval):
         results[str(dev)] = (scale.cpu(), tr.cpu())
     assert torch.equal(results[str(cuda)][0], results["cpu"][0])
     assert torch.equal(results[str(cuda)][1], results["cpu"][1])
+
+
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+@pytest.mark.parametrize("ord", [2, 1, float("inf")])
+def test_norm(cuda, sizes, ord):
+    # "long": more tensors than one launch holds, so later launches write
+    # their partial sums after start_tensor_this_launch
+    (x,) = lists(sizes, 1, seed=11)
+    x[-1][0] = -5.0                         # the inf-norm must see signs
+    close(torch._foreach_norm(to(x, cuda), ord), torch._foreach_norm(x, ord))
+
+
+@pytest.mark.parametrize("foreach", [True, False])
+def test_clip_grad_norm(cuda, foreach):
+    (x,) = lists(SIZES, 1, seed=12)
+    results = {}
+    for dev in ("cpu", cuda):
+        ps = [torch.nn.Parameter(t.clone().to(dev)) for t in x]
+        for p in ps:
+            p.grad = p.detach() * 3
+        total = torch.nn.utils.clip_grad_norm_(ps, 1.0, foreach=foreach)
+        results[str(dev)] = (total.cpu(), [p.grad.cpu() for p in ps])
+    (tc, gc), (td, gd) = results["cpu"], results[str(cuda)]
+    torch.testing.assert_close(td, tc, rtol=1e-5, atol=0)
+    for a, b in zip(gd, gc):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,make", [
+    ("sgd", lambda ps: torch.optim.SGD(ps, lr=0.1)),
+    ("sgd_momentum", lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=1e-2)),
+    ("adam", lambda ps: torch.optim.Adam(ps, lr=1e-2)),
+    ("adamw", lambda ps: torch.optim.AdamW(ps, lr=1e-2, weight_decay=0.1)),
+    ("adam_fused", lambda ps: torch.optim.Adam(ps, lr=1e-2, fused=True)),
+    ("adamw_fused", lambda ps: torch.optim.AdamW(ps, lr=1e-2, fused=True)),
+    ("sgd_fused", lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, fused=True)),
+])
+def test_training_steps(cuda, name, make):
+    """A few steps of a small bias-free MLP with the optimizers' default
+    CUDA paths (state created by the optimizer itself, gradient clipping)."""
+    torch.manual_seed(13)
+    ref = torch.nn.Sequential(torch.nn.Linear(8, 16, bias=False), torch.nn.ReLU(),
+                              torch.nn.Linear(16, 3, bias=False))
+    dev = torch.nn.Sequential(torch.nn.Linear(8, 16, bias=False), torch.nn.ReLU(),
+                              torch.nn.Linear(16, 3, bias=False))
+    dev.load_state_dict(ref.state_dict())
+    dev.to(cuda)
+    o_ref, o_dev = make(ref.parameters()), make(dev.parameters())
+    x, y = torch.randn(32, 8), torch.randn(32, 3)
+    for _ in range(3):
+        for m, o, xx, yy in ((ref, o_ref, x, y), (dev, o_dev, x.to(cuda), y.to(cuda))):
+            o.zero_grad()
+            out = m(xx)
+            out.backward(out - yy)             # d/dout of 0.5 * ||out - y||^2
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 5.0)
+            o.step()
+    for a, b in zip(dev.parameters(), ref.parameters()):
+        torch.testing.assert_close(a.detach().cpu(), b.detach(), rtol=1e-5, atol=1e-6)

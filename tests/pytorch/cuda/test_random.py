@@ -261,3 +261,17 @@ def test_dropout_half(cuda, dtype, shape, transpose):
     assert torch.equal(y, want)
     if x.numel() > 10000:
         assert abs((~mask).double().mean().item() - 0.25) < 0.01
+
+
+@pytest.mark.parametrize("misaligned", [False, True])
+@pytest.mark.parametrize("n", [1, 1000, 4099])
+def test_dropout_backward(cuda, misaligned, n):
+    torch.manual_seed(17)
+    x = (torch.rand(n) + 0.5).to(cuda).requires_grad_()   # nonzero: y != 0 marks kept
+    y = F.dropout(x, 0.3, training=True)
+    g_cpu = torch.randn(n + 1)
+    g = g_cpu.to(cuda)[1:] if misaligned else g_cpu[1:].to(cuda)  # [1:] on device: unaligned
+    y.backward(g)
+    kept = (y.detach().cpu() != 0).float()
+    scale = torch.tensor(1.0 / 0.7, dtype=torch.float32)
+    assert torch.equal(x.grad.cpu(), kept * g_cpu[1:] * scale)
