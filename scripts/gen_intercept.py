@@ -622,7 +622,8 @@ def version_script(node_names):
         else:
             body = "  global:\n" + "".join("    %s;\n" % n for n in names)
             if node == "TORCHFL_0":
-                body += "    torchfl_*;\n  local: *;\n"
+                # nvrtc*: the NVRTC shim (src/intercept/nvrtc), all hand-written
+                body += "    torchfl_*;\n    nvrtc*;\n    __nvrtcCPEx;\n  local: *;\n"
         out.append("%s {\n%s}%s;\n" % (node, body, " " + parent if parent else ""))
     return "".join(out)
 

@@ -73,6 +73,7 @@ emit libcublas.so.13   "$LIB/libcublas.so.13"   "$LIB/libcublas.so.13"
 emit libcublasLt.so.13 "$LIB/libcublasLt.so.13" "$LIB/libcublasLt.so.13"
 emit libcudnn.so.9     "$LIB/libcudnn.so.9"     "$LIB/libcudnn.so.9"
 emit libnccl.so.2      "$LIB/libnccl.so.2"      "$LIB/libnccl.so.2"
+emit libnvrtc.so.13    "$LIB/libnvrtc.so.13"    "$LIB/libnvrtc.so.13"
 
 # ----------------------------------------------------------- CUDA 12.x
 pip download --quiet --no-deps -d "$TMP/whl" "$CUDART12" "$CUBLAS12" "$NVML"

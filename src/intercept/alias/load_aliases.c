@@ -14,12 +14,15 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "route/config.h"
 
-static const char *const aliases[] = { "libcuda.so.1", "libnvidia-ml.so.1" };
+static const char *const aliases[] = { "libcuda.so.1", "libnvidia-ml.so.1",
+                                       "libnvrtc.so.13" };
 
 __attribute__((constructor)) static void tfl_load_aliases(void)
 {
@@ -27,6 +30,21 @@ __attribute__((constructor)) static void tfl_load_aliases(void)
      * NVML under these names: then torchfl must not take them. */
     if (strcmp(tfl_config_get()->backend, "cuda") == 0)
         return;
+    /* PyTorch caches run-time compiled kernels on disk under names that do
+     * not say what torchfl made of them (PTX where PyTorch asked for SASS):
+     * keep torchfl's cache apart from a real GPU's. */
+    if (!getenv("PYTORCH_KERNEL_CACHE_PATH")) {
+        const char *home = getenv("HOME");
+        char cache[PATH_MAX];
+        int n = home ? snprintf(cache, sizeof cache, "%s/.cache/torchfl", home) : -1;
+        if (n > 0 && n < (int)sizeof cache - 16) {
+            /* PyTorch wants the directory to exist */
+            mkdir(cache, 0755);
+            strcat(cache, "/torch-kernels");
+            mkdir(cache, 0755);
+            setenv("PYTORCH_KERNEL_CACHE_PATH", cache, 0);
+        }
+    }
     Dl_info self;
     if (!dladdr((void *)&tfl_load_aliases, &self) || !self.dli_fname)
         return;
