@@ -406,16 +406,6 @@ static int view_from_tensor_info(const unsigned char *ti, int wide, size_t esz,
     return prod == numel;
 }
 
-static size_t dtype_bytes(tfl_dtype t)
-{
-    switch (t) {
-    case TFL_DT_F64: case TFL_DT_I64: return 8;
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    default: return 1;
-    }
-}
-
 static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_random_op *r,
                               char *err, size_t errlen)
 {
@@ -425,7 +415,7 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
         return st;
     const unsigned char *lam = call->args[3];
     void *out;
-    size_t esz = dtype_bytes(c->dtype);
+    size_t esz = tfl_dtype_size(c->dtype);
     if (numel < 0)
         return TFL_ERR_UNSUPPORTED;
     r->numel = numel;
@@ -507,7 +497,7 @@ static tfl_status decode_dropout(const tfl_kcall *call, const rcookie *c, tfl_ra
     r->dtype = c->dtype;
     r->acc = TFL_DT_F32;
     r->mask_dtype = c->mask_dtype;
-    const size_t esz = dtype_bytes(c->dtype);
+    const size_t esz = tfl_dtype_size(c->dtype);
     if (c->rk == RK_DROPOUT_VEC) {
         /* the vectorised kernel indexes all three as contiguous arrays */
         r->traverse = TFL_RANDOM_TRAVERSE_VEC;
@@ -552,7 +542,7 @@ static tfl_status decode_bernoulli_tensor(const tfl_kcall *call, const rcookie *
     r->in_dtype = c->in_dtype;
     r->acc = TFL_DT_F32;
     r->traverse = TFL_RANDOM_TRAVERSE_APPLY4;
-    size_t osz = dtype_bytes(c->dtype), psz = dtype_bytes(c->in_dtype);
+    size_t osz = tfl_dtype_size(c->dtype), psz = tfl_dtype_size(c->in_dtype);
     if (total > 0 &&
         (!view_from_tensor_info(call->args[0], c->wide_index, osz, total, &r->out) ||
          !view_from_tensor_info(call->args[1], c->wide_index, psz, total, &r->in)))
