@@ -44,7 +44,9 @@ static int int_out_ok(tfl_dtype t)
 int host_random_supported(const tfl_random_op *op)
 {
     if (op && op->kind == TFL_RANDOM_MASKED_SCALE)
-        return op->numel >= 0 && op->dtype == TFL_DT_F32 && op->in.ndim == 0 &&
+        return op->numel >= 0 &&
+               (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F16 ||
+                op->dtype == TFL_DT_BF16) && op->in.ndim == 0 &&
                op->out.ndim == 0 && op->mask.ndim == 0 &&
                (op->mask_dtype == TFL_DT_BOOL || op->mask_dtype == TFL_DT_U8);
     if (!op || op->numel < 0 || op->threads == 0)
@@ -338,12 +340,26 @@ tfl_status host_random(const tfl_random_op *op)
     if (op->numel == 0)
         return TFL_OK;
     if (op->kind == TFL_RANDOM_MASKED_SCALE) {
-        const float *x = op->in.data;
+        /* (float)mask * x * scale in the accumulate type, one rounding */
         const uint8_t *m = op->mask.data;
-        float *y = op->out.data;
-        const float scale = (float)op->a;
-        for (int64_t i = 0; i < op->numel; i++)
-            y[i] = (float)(m[i] != 0) * x[i] * scale;
+        const int64_t n = op->numel;
+        if (op->dtype == TFL_DT_F32) {
+            const float *x = op->in.data;
+            float *y = op->out.data;
+            const float scale = (float)op->a;
+            for (int64_t i = 0; i < n; i++)
+                y[i] = (float)(m[i] != 0) * x[i] * scale;
+        } else {
+            const uint16_t *x = op->in.data;
+            uint16_t *y = op->out.data;
+            const float scale = (float)op->a;
+            const int half = op->dtype == TFL_DT_F16;
+            for (int64_t i = 0; i < n; i++) {
+                float v = half ? tfl_half_to_float(x[i]) : tfl_bf16_to_float(x[i]);
+                float r = (float)(m[i] != 0) * v * scale;
+                y[i] = half ? tfl_float_to_half(r) : tfl_float_to_bf16(r);
+            }
+        }
         return TFL_OK;
     }
     rng_ctx c;

@@ -16,7 +16,8 @@
  *   fused_dropout_kernel<float|Half|BFloat16, float, unsigned int|unsigned long, A, B,
  *                        bool|uchar>
  *     (F.dropout / native_dropout in training);
- *   the contiguous elementwise launches of masked_scale_kernel<bool, float, float>
+ *   the contiguous elementwise launches of masked_scale_kernel<bool, T, float> (T float,
+ *     half, bfloat16)
  *     (dropout backward: grad * mask * scale; vectorized and uncast unrolled);
  *   kernelPointwiseApply2 of bernoulli_tensor_cuda_kernel<scalar_t, float|double>
  *     (torch.bernoulli(p) / bernoulli_(p_tensor)): TensorInfo ret, TensorInfo
@@ -251,25 +252,39 @@ static int match_bernoulli_tensor(const char *m, rcookie *c)
     return 1;
 }
 
-/* native_dropout_backward: masked_scale_kernel<bool, float, float>'s
- * lambda (scale float @0, 16 bytes) in the contiguous elementwise kernels
+/* native_dropout_backward: masked_scale_kernel<bool, scalar_t, accscalar_t>'s
+ * lambda (scale, a float, @0; 16 bytes; float, half and bfloat16
+ * instances) in the contiguous elementwise kernels
  * vectorized_elementwise_kernel<VEC, f, array<char*, 3>>(int N, f, data)
  * and unrolled_elementwise_kernel<f, ..., LoadWithoutCast, StoreWithoutCast>
  * (same first three parameters); data = { out, src, mask }. */
 static int match_masked_scale(const char *m, rcookie *c)
 {
-    if (!strstr(m, "19masked_scale_kernelIbffEEvRNS_6TensorERKS4_S7_T1_EUlfbE_St5arrayIPcLm3EE"))
+    static const struct { const char *lam; tfl_dtype t; } kinds[] = {
+        { "19masked_scale_kernelIbffEEvRNS_6TensorERKS4_S7_T1_EUlfbE_St5arrayIPcLm3EE",
+          TFL_DT_F32 },
+        { "19masked_scale_kernelIbN3c104HalfEfEEvRNS_6TensorERKS6_S9_T1_EUlS5_bE_St5arrayIPcLm3EE",
+          TFL_DT_F16 },
+        { "19masked_scale_kernelIbN3c108BFloat16EfEEvRNS_6TensorERKS6_S9_T1_EUlS5_bE_St5arrayIPcLm3EE",
+          TFL_DT_BF16 },
+    };
+    size_t k;
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strstr(m, kinds[k].lam))
+            break;
+    if (k == sizeof kinds / sizeof kinds[0])
         return 0;
     if (!strncmp(m, "_ZN2at6native29vectorized_elementwise_kernelILi", 47)) {
         /* vec 2, 4 or 8 */
     } else if (!strncmp(m, "_ZN2at6native27unrolled_elementwise_kernelI", 43) &&
-               strstr(m, "15LoadWithoutCastENSG_16StoreWithoutCast")) {
+               strstr(m, "LoadWithoutCast") && strstr(m, "StoreWithoutCast")) {
         /* no casts */
     } else {
         return 0;
     }
     c->rk = RK_MASKED_SCALE;
     c->kind = TFL_RANDOM_MASKED_SCALE;
+    c->dtype = kinds[k].t;
     c->op = "dropout_backward";
     return 1;
 }
@@ -406,16 +421,6 @@ static int view_from_tensor_info(const unsigned char *ti, int wide, size_t esz,
     return prod == numel;
 }
 
-static size_t dtype_bytes(tfl_dtype t)
-{
-    switch (t) {
-    case TFL_DT_F64: case TFL_DT_I64: return 8;
-    case TFL_DT_F32: case TFL_DT_I32: return 4;
-    case TFL_DT_F16: case TFL_DT_BF16: return 2;
-    default: return 1;
-    }
-}
-
 static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_random_op *r,
                               char *err, size_t errlen)
 {
@@ -425,7 +430,7 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
         return st;
     const unsigned char *lam = call->args[3];
     void *out;
-    size_t esz = dtype_bytes(c->dtype);
+    size_t esz = tfl_dtype_size(c->dtype);
     if (numel < 0)
         return TFL_ERR_UNSUPPORTED;
     r->numel = numel;
@@ -507,7 +512,7 @@ static tfl_status decode_dropout(const tfl_kcall *call, const rcookie *c, tfl_ra
     r->dtype = c->dtype;
     r->acc = TFL_DT_F32;
     r->mask_dtype = c->mask_dtype;
-    const size_t esz = dtype_bytes(c->dtype);
+    const size_t esz = tfl_dtype_size(c->dtype);
     if (c->rk == RK_DROPOUT_VEC) {
         /* the vectorised kernel indexes all three as contiguous arrays */
         r->traverse = TFL_RANDOM_TRAVERSE_VEC;
@@ -552,7 +557,7 @@ static tfl_status decode_bernoulli_tensor(const tfl_kcall *call, const rcookie *
     r->in_dtype = c->in_dtype;
     r->acc = TFL_DT_F32;
     r->traverse = TFL_RANDOM_TRAVERSE_APPLY4;
-    size_t osz = dtype_bytes(c->dtype), psz = dtype_bytes(c->in_dtype);
+    size_t osz = tfl_dtype_size(c->dtype), psz = tfl_dtype_size(c->in_dtype);
     if (total > 0 &&
         (!view_from_tensor_info(call->args[0], c->wide_index, osz, total, &r->out) ||
          !view_from_tensor_info(call->args[1], c->wide_index, psz, total, &r->in)))
@@ -578,15 +583,16 @@ static tfl_status run_masked_scale(const tfl_kcall *call, const rcookie *c, char
     tfl_random_op *r = &op.u.random;
     r->kind = TFL_RANDOM_MASKED_SCALE;
     r->numel = n;
-    r->dtype = TFL_DT_F32;
+    r->dtype = c->dtype;
     r->mask_dtype = TFL_DT_BOOL;
     r->a = rd_f32(lam);
+    const size_t esz = tfl_dtype_size(c->dtype);
     r->out.data = (void *)(uintptr_t)rd_u64(data);
     r->in.data = (void *)(uintptr_t)rd_u64(data + 8);
     r->mask.data = (void *)(uintptr_t)rd_u64(data + 16);
     tfl_status st;
-    if ((st = check_view(&r->out, n, 4, "dropout backward output", err, errlen)) != TFL_OK ||
-        (st = check_view(&r->in, n, 4, "dropout backward input", err, errlen)) != TFL_OK ||
+    if ((st = check_view(&r->out, n, esz, "dropout backward output", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->in, n, esz, "dropout backward input", err, errlen)) != TFL_OK ||
         (st = check_view(&r->mask, n, 1, "dropout mask", err, errlen)) != TFL_OK)
         return st;
     if (n == 0)

@@ -275,3 +275,17 @@ def test_dropout_backward(cuda, misaligned, n):
     kept = (y.detach().cpu() != 0).float()
     scale = torch.tensor(1.0 / 0.7, dtype=torch.float32)
     assert torch.equal(x.grad.cpu(), kept * g_cpu[1:] * scale)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_dropout_backward_dtypes(cuda, dtype):
+    torch.manual_seed(18)
+    n = 2048
+    x = (torch.rand(n) + 0.5).to(dtype).to(cuda).requires_grad_()
+    y = F.dropout(x, 0.2, training=True)
+    g_cpu = torch.randn(n).to(dtype)
+    y.backward(g_cpu.to(cuda))
+    kept = (y.detach().cpu() != 0)
+    # computed in float, rounded once
+    want = (kept.float() * g_cpu.float() * torch.tensor(1.0 / 0.8, dtype=torch.float32)).to(dtype)
+    assert torch.equal(x.grad.cpu(), want)
