@@ -70,3 +70,40 @@ def test_manual_seed(cuda):
     torch.manual_seed(1234)
     torch.cuda.manual_seed_all(1234)
     assert torch.cuda.initial_seed() == 1234
+
+
+def _small_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(),
+                               torch.nn.LayerNorm(32), torch.nn.Linear(32, 4))
+
+
+def test_autocast_matches_cpu_autocast(cuda):
+    # bf16 and fp16 autocast on cuda vs the same model in fp32 on the CPU:
+    # within the low-precision tolerance, gradients included
+    for dt, tol in ((torch.bfloat16, 5e-2), (torch.float16, 1e-2)):
+        ref = _small_model()
+        m = _small_model().to(cuda)
+        x = torch.randn(8, 16)
+        with torch.autocast("cuda", dtype=dt):
+            y = m(x.to(cuda))
+        assert y.dtype == dt
+        y.float().pow(2).mean().backward()
+        ref(x).pow(2).mean().backward()
+        torch.testing.assert_close(y.float().cpu(), ref(x).detach(), rtol=tol, atol=tol)
+        torch.testing.assert_close(m[0].weight.grad.cpu(), ref[0].weight.grad, rtol=tol * 4,
+                                   atol=tol)
+
+
+def test_state_dict_save_and_load_with_map_location(cuda, tmp_path):
+    m = _small_model().to(cuda)
+    path = tmp_path / "m.pt"
+    torch.save(m.state_dict(), path)
+    on_cpu = torch.load(path, map_location="cpu")
+    assert all(t.device.type == "cpu" for t in on_cpu.values())
+    on_cuda = torch.load(path, map_location="cuda")
+    assert all(t.device.type == "cuda" for t in on_cuda.values())
+    fresh = _small_model()
+    fresh.load_state_dict(on_cpu)
+    for k, v in m.state_dict().items():
+        assert torch.equal(v.cpu(), fresh.state_dict()[k])
