@@ -13,11 +13,13 @@
  * the tensors directly in float, the common case of an fp32 training step.
  */
 #include "backends/host/host_ops.h"
+#include "backends/host/host_par.h"
 #include "backends/host/ops_elementwise_fp16.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define CHUNK 1024
@@ -708,6 +710,40 @@ static tfl_status arange(const tfl_elementwise_op *op, const ew_iter *it, int64_
     return TFL_OK;
 }
 
+/* A large op split over the host's cores: either one long row cut into
+ * pieces, or the rows of a 2-d iteration shared out. */
+typedef struct ew_par {
+    const tfl_elementwise_op *op;
+    int domain_int, fast, nops, by_rows;
+    char *ptr[TFL_EW_MAX_OPERANDS];
+    int64_t row_st[TFL_EW_MAX_OPERANDS], outer_st[TFL_EW_MAX_OPERANDS];
+    int64_t row_len, count, per_part;   /* count: elements or rows */
+    _Atomic int status;
+} ew_par;
+
+static void ew_part(void *ctx, int part)
+{
+    ew_par *w = ctx;
+    int64_t lo = (int64_t)part * w->per_part, hi = lo + w->per_part;
+    if (hi > w->count)
+        hi = w->count;
+    char *pp[TFL_EW_MAX_OPERANDS];
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t n = w->by_rows ? w->row_len : hi - lo;
+        int64_t off = w->by_rows ? r : lo;
+        for (int k = 0; k < w->nops; k++)
+            pp[k] = w->ptr[k] + off * (w->by_rows ? w->outer_st[k] : w->row_st[k]);
+        tfl_status s = do_row(w->op, w->domain_int, w->fast, pp, w->row_st, n);
+        if (s != TFL_OK)
+            atomic_store(&w->status, (int)s);
+        if (!w->by_rows)
+            break;
+    }
+}
+
+/* Below this many elements a split costs more than it saves. */
+#define EW_PAR_MIN (1 << 15)
+
 tfl_status host_elementwise(const tfl_elementwise_op *op)
 {
     if (!host_elementwise_supported(op))
@@ -768,6 +804,24 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
                 }
             }
         return TFL_OK;
+    }
+    int threads = total >= EW_PAR_MIN ? host_par_threads() : 1;
+    if (threads > 1 && (rows == 1 || it.ndim == 2)) {
+        ew_par w = { .op = op, .domain_int = domain_int, .fast = fast, .nops = it.nops,
+                     .by_rows = rows > 1, .row_len = it.shape[0],
+                     .count = rows > 1 ? rows : it.shape[0] };
+        atomic_init(&w.status, TFL_OK);
+        for (int k = 0; k < it.nops; k++) {
+            w.ptr[k] = ptr[k];
+            w.row_st[k] = row_st[k];
+            w.outer_st[k] = it.ndim == 2 ? it.st[k][1] : 0;
+        }
+        int parts = threads * 2;
+        if (w.count < parts)
+            parts = (int)w.count;
+        w.per_part = (w.count + parts - 1) / parts;
+        host_parallel(parts, ew_part, &w);
+        return (tfl_status)atomic_load(&w.status);
     }
     for (int64_t r = 0; r < rows; r++) {
         tfl_status s = do_row(op, domain_int, fast, ptr, row_st, it.shape[0]);
