@@ -14,6 +14,7 @@
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/host_par.h"
+#include "backends/host/ops_gelu_f32.h"
 #include "backends/host/ops_elementwise_fp16.h"
 
 #include <math.h>
@@ -242,6 +243,10 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
     case TFL_EW_GE: for (i = 0; i < n; i++) o[i] = a[i] >= b[i]; break;           \
     case TFL_EW_THRESHOLD: for (i = 0; i < n; i++) o[i] = a[i] <= p0 ? p1 : b[i]; break; \
     case TFL_EW_GELU:                                                             \
+        if (sizeof(T) == 4) {        /* vectorised float path */                  \
+            host_gelu_f32(n, (float *)o, (const float *)a);                       \
+            break;                                                                \
+        }                                                                         \
         for (i = 0; i < n; i++) o[i] = a[i] * (T)0.5 * (1 + erf##F(a[i] * (T)M_SQRT1_2)); \
         break;                                                                    \
     case TFL_EW_GELU_TANH:                                                        \
@@ -251,6 +256,10 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         }                                                                         \
         break;                                                                    \
     case TFL_EW_GELU_BACKWARD:                                                    \
+        if (sizeof(T) == 4) {                                                     \
+            host_gelu_backward_f32(n, (float *)o, (const float *)a, (const float *)b); \
+            break;                                                                \
+        }                                                                         \
         for (i = 0; i < n; i++) {                                                 \
             T x = b[i];                                                           \
             T cdf = (T)0.5 * (1 + erf##F(x * (T)M_SQRT1_2));                      \
