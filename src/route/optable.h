@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "torchfl/backend.h"
 #include "route/runtime.h"
@@ -29,6 +30,14 @@ typedef struct tfl_kcall {
     void **args;                 /* args[i] points at parameter i       */
     tfl_rt_stream *stream;
 } tfl_kcall;
+
+/* Parameter i of a launch as type T.  args[i] points into the caller's
+ * argument storage, which need not be aligned for T: always copy. */
+#define TFL_KARG(call, T, i) \
+    ({ T v_; memcpy(&v_, (call)->args[i], sizeof v_); v_; })
+/* A field of type T at byte offset off inside parameter i (a struct). */
+#define TFL_KARG_AT(call, T, i, off) \
+    ({ T v_; memcpy(&v_, (const char *)(call)->args[i] + (off), sizeof v_); v_; })
 
 typedef struct tfl_kfamily {
     const char *name;            /* "elementwise", "reduce", ...        */

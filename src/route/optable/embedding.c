@@ -38,7 +38,7 @@ static const char *op_name(void *cookie)
     return "embedding_backward";
 }
 
-#define ARG(c, i, T) (*(T *)(c)->args[i])
+#define ARG(c, i, T) TFL_KARG(c, T, i)
 
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {

@@ -29,7 +29,7 @@ typedef struct index_kernel {
     tfl_dtype dtype;
 } index_kernel;
 
-#define ARG(c, i, T) (*(T *)(c)->args[i])
+#define ARG(c, i, T) TFL_KARG(c, T, i)
 
 
 /* --- index_abi.c: PyTorch ABI readers and range checks */

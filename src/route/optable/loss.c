@@ -143,8 +143,8 @@ static const char *op_name(void *cookie)
     return cookie ? ((lcookie *)cookie)->name : "nll_loss";
 }
 
-#define ARG(T, i) ({ T v_; memcpy(&v_, call->args[i], sizeof v_); v_; })
-#define ACC(T, i, off) ({ T v_; memcpy(&v_, (const char *)call->args[i] + (off), sizeof v_); v_; })
+#define ARG(T, i) TFL_KARG(call, T, i)
+#define ACC(T, i, off) TFL_KARG_AT(call, T, i, off)
 
 static int check(const void *p, size_t n)
 {

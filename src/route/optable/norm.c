@@ -94,7 +94,7 @@ static const char *op_name(void *cookie)
     }
 }
 
-#define ARG(c, i, T) (*(T *)(c)->args[i])
+#define ARG(c, i, T) TFL_KARG(c, T, i)
 
 /* NULL is allowed where optional; otherwise the range must be live memory. */
 static int range_ok(const void *p, int64_t bytes, int optional)

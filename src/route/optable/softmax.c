@@ -143,7 +143,7 @@ static const char *op_name(void *cookie)
     return cookie ? ((scookie *)cookie)->name : "softmax";
 }
 
-#define ARG(T, i) ({ T v_; memcpy(&v_, call->args[i], sizeof v_); v_; })
+#define ARG(T, i) TFL_KARG(call, T, i)
 
 static int check(const void *p, size_t n)
 {
