@@ -11,9 +11,11 @@
  * converted to fp32 per head and the results rounded back.
  */
 #include "backends/host/host_ops.h"
+#include "backends/host/host_par.h"
 
 #include <cblas.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,6 +324,35 @@ tfl_status host_attention(const tfl_attention_op *op)
     return host_attention_blocked(op, ATT_BLOCK_FLOATS);
 }
 
+/* One (batch, head) of an attention op, with its own scratch. */
+typedef struct att_par {
+    const tfl_attention_op *op;
+    int64_t mblk;
+    size_t sblk, conv, total;
+    _Atomic int status;
+} att_par;
+
+static void att_head(void *ctx, int part)
+{
+    att_par *w = ctx;
+    const tfl_attention_op *op = w->op;
+    if (atomic_load(&w->status) != TFL_OK)
+        return;
+    float *buf = malloc(w->total * sizeof(float));
+    if (!buf) {
+        atomic_store(&w->status, TFL_ERR_NOMEM);
+        return;
+    }
+    float *s = buf, *dp = s + w->sblk, *cv = dp + (op->backward ? w->sblk : 0);
+    float *delta = cv + w->conv;
+    int64_t b = part / op->heads, h = part % op->heads;
+    tfl_status st = op->backward ? backward_head(op, b, h, s, dp, w->mblk, cv, delta)
+                                 : forward_head(op, b, h, s, w->mblk, cv);
+    if (st != TFL_OK)
+        atomic_store(&w->status, (int)st);
+    free(buf);
+}
+
 tfl_status host_attention_blocked(const tfl_attention_op *op, int64_t block_floats)
 {
     if (!host_attention_supported(op))
@@ -340,26 +371,20 @@ tfl_status host_attention_blocked(const tfl_attention_op *op, int64_t block_floa
     if (mblk > m)
         mblk = m > 0 ? m : 1;
 
-    size_t sblk = (size_t)(mblk * (n > 0 ? n : 1));
+    att_par w = { .op = op, .mblk = mblk };
+    w.sblk = (size_t)(mblk * (n > 0 ? n : 1));
     /* Conversion buffers for fp16/bf16 (q k v o | go gq gk gv). */
-    size_t conv = 0;
     if (op->dtype != TFL_DT_F32) {
-        conv = (size_t)(m * d + n * d + n * dv + m * dv);
+        w.conv = (size_t)(m * d + n * d + n * dv + m * dv);
         if (op->backward)
-            conv += (size_t)(m * dv + m * d + n * d + n * dv);
+            w.conv += (size_t)(m * dv + m * d + n * d + n * dv);
     }
-    size_t total = sblk * (op->backward ? 2 : 1) + conv + (size_t)m + 1;
-    float *buf = malloc(total * sizeof(float));
-    if (!buf)
-        return TFL_ERR_NOMEM;
-    float *s = buf, *dp = s + sblk, *cv = dp + (op->backward ? sblk : 0);
-    float *delta = cv + conv;
-
-    tfl_status st = TFL_OK;
-    for (int64_t b = 0; b < op->batch && st == TFL_OK; b++)
-        for (int64_t h = 0; h < op->heads && st == TFL_OK; h++)
-            st = op->backward ? backward_head(op, b, h, s, dp, mblk, cv, delta)
-                              : forward_head(op, b, h, s, mblk, cv);
-    free(buf);
-    return st;
+    w.total = w.sblk * (op->backward ? 2 : 1) + w.conv + (size_t)m + 1;
+    atomic_init(&w.status, TFL_OK);
+    /* Heads are independent: share them out over the host's cores. */
+    int64_t parts = op->batch * op->heads;
+    if (parts > INT32_MAX)
+        return TFL_ERR_UNSUPPORTED;
+    host_parallel((int)parts, att_head, &w);
+    return (tfl_status)atomic_load(&w.status);
 }
