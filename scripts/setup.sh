@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake pkg-config libelf-dev uthash-dev libopenblas-dev
-      libzstd-dev liblz4-dev libcjson-dev python3 python3-venv unzip ocl-icd-libopencl1
+      libzstd-dev liblz4-dev libcjson-dev gfortran python3 python3-venv unzip ocl-icd-libopencl1
       pocl-opencl-icd clang"
 missing=""
 for p in $PKGS; do
