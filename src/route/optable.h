@@ -21,6 +21,7 @@
 
 #include "torchfl/backend.h"
 #include "route/runtime.h"
+#include "mem/mem.h"
 
 /* One launch, as a family's decoder sees it. */
 typedef struct tfl_kcall {
@@ -38,6 +39,12 @@ typedef struct tfl_kcall {
 /* A field of type T at byte offset off inside parameter i (a struct). */
 #define TFL_KARG_AT(call, T, i, off) \
     ({ T v_; memcpy(&v_, (const char *)(call)->args[i] + (off), sizeof v_); v_; })
+
+/* Is [p, p+n) device memory a decoded operand may touch?  (n = 0: yes.) */
+static inline int tfl_kdev_ok(const void *p, size_t n)
+{
+    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
+}
 
 typedef struct tfl_kfamily {
     const char *name;            /* "elementwise", "reduce", ...        */

@@ -146,11 +146,6 @@ static const char *op_name(void *cookie)
 #define ARG(T, i) TFL_KARG(call, T, i)
 #define ACC(T, i, off) TFL_KARG_AT(call, T, i, off)
 
-static int check(const void *p, size_t n)
-{
-    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
-}
-
 /* Elements spanned by a [rows, cols] view with these strides. */
 static size_t span2(int64_t rows, int64_t cols, int64_t s0, int64_t s1)
 {
@@ -283,7 +278,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         l->kind = TFL_LOSS_NLL_AVERAGE;
         l->output = ARG(void *, 0);
         l->total_weight = ARG(void *, 1);
-        if (!check(l->output, es) || !check(l->total_weight, es)) {
+        if (!tfl_kdev_ok(l->output, es) || !tfl_kdev_ok(l->total_weight, es)) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
             return TFL_ERR_DEVICE;
         }
@@ -389,11 +384,11 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     if (l->batch > 0) {
         if (tgt_span == SIZE_MAX)
             tgt_span = (size_t)l->batch;
-        int ok = check(l->target, tgt_span * ts) &&
-                 (!l->weight || check(l->weight, (size_t)l->n_classes * es)) &&
-                 check(l->input, in_span * es) && check(l->output, out_span * es) &&
-                 check(l->grad_input, gi_span * es) && check(l->grad_output, gout_span * es) &&
-                 (l->reduction == TFL_LOSS_REDUCE_NONE || check(l->total_weight, es));
+        int ok = tfl_kdev_ok(l->target, tgt_span * ts) &&
+                 (!l->weight || tfl_kdev_ok(l->weight, (size_t)l->n_classes * es)) &&
+                 tfl_kdev_ok(l->input, in_span * es) && tfl_kdev_ok(l->output, out_span * es) &&
+                 tfl_kdev_ok(l->grad_input, gi_span * es) && tfl_kdev_ok(l->grad_output, gout_span * es) &&
+                 (l->reduction == TFL_LOSS_REDUCE_NONE || tfl_kdev_ok(l->total_weight, es));
         if (!ok) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
             return TFL_ERR_DEVICE;

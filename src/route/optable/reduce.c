@@ -280,11 +280,6 @@ static int calc(const char *b, size_t off, int nargs, int arg,
     return 0;
 }
 
-static int check(const void *p, size_t n)
-{
-    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
-}
-
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     const rcookie *c = cookie;
@@ -383,9 +378,9 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     }
     size_t isz = tfl_dtype_size(ki->in), osz = tfl_dtype_size(ki->out), o2sz = tfl_dtype_size(ki->out2);
     if (num_outputs > 0) {
-        if ((num_inputs > 0 && !check(src, (size_t)ext_in + isz)) ||
-            !check(dst0, (size_t)ext_out + osz) ||
-            (r->out2 && !check(r->out2, (size_t)ext_out / osz * o2sz + o2sz))) {
+        if ((num_inputs > 0 && !tfl_kdev_ok(src, (size_t)ext_in + isz)) ||
+            !tfl_kdev_ok(dst0, (size_t)ext_out + osz) ||
+            (r->out2 && !tfl_kdev_ok(r->out2, (size_t)ext_out / osz * o2sz + o2sz))) {
             snprintf(err, errlen, "reduce %s: operand outside device memory", ki->op_name);
             return TFL_ERR_DEVICE;
         }

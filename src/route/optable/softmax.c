@@ -145,11 +145,6 @@ static const char *op_name(void *cookie)
 
 #define ARG(T, i) TFL_KARG(call, T, i)
 
-static int check(const void *p, size_t n)
-{
-    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
-}
-
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     const scookie *c = cookie;
@@ -221,8 +216,8 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     }
     if (s->outer > 0 && s->dim > 0 && s->inner > 0) {
         size_t n = (size_t)((s->outer - 1) * s->outer_stride + s->dim * s->inner);
-        if (!check(s->in, n * tfl_dtype_size(s->in_dtype)) || !check(s->out, n * tfl_dtype_size(s->out_dtype)) ||
-            (s->backward && !check(s->grad, n * tfl_dtype_size(s->in_dtype)))) {
+        if (!tfl_kdev_ok(s->in, n * tfl_dtype_size(s->in_dtype)) || !tfl_kdev_ok(s->out, n * tfl_dtype_size(s->out_dtype)) ||
+            (s->backward && !tfl_kdev_ok(s->grad, n * tfl_dtype_size(s->in_dtype)))) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
             return TFL_ERR_DEVICE;
         }
