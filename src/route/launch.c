@@ -17,6 +17,7 @@
 #include "route/stats.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -91,8 +92,11 @@ static pthread_mutex_t route_lock = PTHREAD_MUTEX_INITIALIZER;
 static tfl_kernel_route *route_of(tfl_kernel *k)
 {
     tfl_kernel_route *r = tfl_rt_kernel_route(k);
+    /* Every launch comes here: after the first, no lock is taken. */
+    if (atomic_load_explicit(&r->resolved, memory_order_acquire))
+        return r;
     pthread_mutex_lock(&route_lock);
-    if (!r->resolved) {
+    if (!atomic_load_explicit(&r->resolved, memory_order_relaxed)) {
         const char *name = tfl_rt_kernel_name(k);
         r->family = tfl_optable_lookup(name, &r->cookie);
         if (r->family) {
@@ -100,7 +104,7 @@ static tfl_kernel_route *route_of(tfl_kernel *k)
             r->slot_op = tfl_stats_slot(r->family->name, op ? op : name);
         }
         r->slot_kernel = tfl_stats_slot("unmapped", name);
-        r->resolved = 1;
+        atomic_store_explicit(&r->resolved, 1, memory_order_release);
     }
     pthread_mutex_unlock(&route_lock);
     return r;

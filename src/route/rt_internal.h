@@ -4,6 +4,8 @@
 #ifndef TFL_RT_INTERNAL_H
 #define TFL_RT_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "torchfl/backend.h"
 #include "route/config.h"
 
@@ -25,7 +27,7 @@ int tfl_rt_kernel_max_dynamic_smem(struct tfl_kernel *k);
 struct tfl_kfamily;
 struct tfl_stat_slot;
 typedef struct tfl_kernel_route {
-    int resolved;                      /* guarded by launch.c's lock   */
+    _Atomic int resolved;              /* set last, under launch.c's lock */
     const struct tfl_kfamily *family;  /* NULL: not in the op table    */
     void *cookie;
     struct tfl_stat_slot *slot_op;     /* "<family>/<op>"              */
