@@ -21,8 +21,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* exp(x); 0 below -87 (where float32 exp underflows), as expf gives. */
 static inline float exp_f(float x)
 {
+    float keep = x < -87.0f ? 0.0f : 1.0f;
     x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
     float t = x * 1.44269504088896341f;
     int32_t n = (int32_t)(t + copysignf(0.5f, t));       /* round to nearest */
@@ -33,7 +35,7 @@ static inline float exp_f(float x)
     int32_t bits = (n + 127) << 23;
     float scale;
     memcpy(&scale, &bits, 4);
-    return p * scale;
+    return p * scale * keep;
 }
 
 /* erfc(x), fractional error < 1.2e-7 (Numerical Recipes, erfcc). */
@@ -47,8 +49,26 @@ static inline float erfc_f(float x)
     return x >= 0 ? ans : 2.0f - ans;
 }
 
+/* 1 when the CPU has AVX2+FMA, 0 when not, -1 before the first call; a
+ * race on first use only repeats the same answer. */
+static int have_avx2 = -1;
+
+static int use_avx2(void)
+{
+    int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
+    if (h < 0) {
+        h = host_gelu_have_avx2();
+        __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
+    }
+    return h;
+}
+
 void host_gelu_f32(int64_t n, float *restrict o, const float *restrict a)
 {
+    if (use_avx2()) {
+        host_gelu_f32_avx2(n, o, a);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         float x = a[i];
         o[i] = 0.5f * x * erfc_f(-x * 0.70710678118654752f);
@@ -58,6 +78,10 @@ void host_gelu_f32(int64_t n, float *restrict o, const float *restrict a)
 void host_gelu_backward_f32(int64_t n, float *restrict o, const float *restrict g,
                             const float *restrict xs)
 {
+    if (use_avx2()) {
+        host_gelu_backward_f32_avx2(n, o, g, xs);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         float x = xs[i];
         float cdf = 0.5f * erfc_f(-x * 0.70710678118654752f);
