@@ -1,0 +1,155 @@
+/*
+ * torchfl/ops/sort.h - the "sort" op of the backend ABI: stable key/value
+ * sorts, as PyTorch's sort/argsort, unique, randperm, index_put/index_add
+ * with accumulation and embedding backward ask of a GPU.
+ *
+ * Two kinds:
+ *  - TFL_SORT_SLICES sorts every slice of a strided tensor in place by
+ *    key, moving a companion value with each key (PyTorch's in-place
+ *    small-slice kernels).
+ *  - TFL_SORT_RADIX is a stable sort by a bit range of the keys' radix
+ *    order, from an input buffer to an output buffer, over one or many
+ *    equal-stride segments (one pass - or all passes - of a cub radix
+ *    sort).  A cub LSD radix sort is a sequence of these, one per digit.
+ *
+ * Key order.  Keys are compared through their "radix order": the key's
+ * bits as an unsigned integer of the key's width, made order-preserving
+ * (signed integers: sign bit flipped; floating point: sign bit flipped
+ * for positive values, all bits flipped for negative ones), -0.0 mapped
+ * to +0.0's pattern, and all bits inverted for a descending sort.  Hence
+ * -0.0 and +0.0 tie; a positive NaN sorts after +inf ascending and first
+ * descending.  TFL_SORT_NAN_EQUAL additionally makes every NaN one key,
+ * the largest (PyTorch's comparator sorts): a negative-signed NaN then
+ * sorts with the others instead of before -inf.
+ *
+ * Every sort is stable: equal keys (in the compared bits) keep their
+ * input order, ascending and descending alike.
+ *
+ * Part of the contract in torchfl/backend.h (included from there); a
+ * backend that implements TFL_OP_SORT reads this struct.
+ */
+#ifndef TORCHFL_OPS_SORT_H
+#define TORCHFL_OPS_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TFL_SORT_MAX_DIMS 25
+
+typedef enum tfl_sort_kind {
+    /* For each of `slices` slices (slice s starts at key element
+     * key_offset(s) and value element value_offset(s), see below), sort
+     * the n = slice_len keys keys[off + i*key_stride] in place, moving
+     * values[voff + i*value_stride] along with them. */
+    TFL_SORT_SLICES = 1,
+    /* For each segment g < segments, items [begin + g*seg_step,
+     * end + g*seg_step) of keys_in (and values_in) are stably sorted by
+     * bits [begin_bit, end_bit) of their radix-order key into the same
+     * positions of keys_out (values_out).  keys_out NULL: keys are not
+     * written; values_in/values_out NULL: keys only.  Items outside every
+     * segment are not touched.  In-place (keys_in == keys_out) allowed. */
+    TFL_SORT_RADIX = 2,
+    /* The index buffers PyTorch's stable sort starts from, for i < n:
+     * pairs = 0: int64 out[i] = i % nsort;
+     * pairs = 1: int32 out[2i] = i / nsort, out[2i+1] = i % nsort. */
+    TFL_SORT_FILL_INDEX = 3,
+    /* After sorting (segment, position) pairs (int32 x 2) by value and
+     * then stably by segment, for every segment g < segments and j <
+     * nsort, with p = pairs[2*(g*nsort + j) + 1] (a position in [0, nsort)):
+     *   index[g*nsort + j] = p;  out[g*nsort + j] = in[g*nsort + p]
+     * (elements of value_size bytes; index is int64). */
+    TFL_SORT_GATHER_PAIRS = 4,
+    /* randperm's tie shuffle: in keys (key type, sorted), every maximal
+     * run [s, s+len) of len >= 2 equal keys under `mask` gets its data
+     * elements (value_size bytes) shuffled by Fisher-Yates, i from len-1
+     * down to 1 swapping data[s+i] and data[s + r % (i+1)], r the next
+     * 32-bit draw of Philox4x32-10 as curand_init(seed, s, offset). */
+    TFL_SORT_SHUFFLE_TIES = 5,
+} tfl_sort_kind;
+
+enum {
+    TFL_SORT_DESCENDING = 1u << 0,
+    TFL_SORT_NAN_EQUAL = 1u << 1,   /* all NaNs are one key, the largest */
+};
+
+/* Key types: the tfl_dtype ones plus the integer widths PyTorch sorts
+ * that tfl_dtype lacks. */
+typedef enum tfl_sort_key {
+    TFL_SORT_KEY_F32 = 0,
+    TFL_SORT_KEY_F64,
+    TFL_SORT_KEY_F16,
+    TFL_SORT_KEY_BF16,
+    TFL_SORT_KEY_I8,
+    TFL_SORT_KEY_U8,      /* also bool */
+    TFL_SORT_KEY_I16,
+    TFL_SORT_KEY_U16,
+    TFL_SORT_KEY_I32,
+    TFL_SORT_KEY_U32,
+    TFL_SORT_KEY_I64,
+    TFL_SORT_KEY_U64,
+    TFL_SORT_KEY_COUNT
+} tfl_sort_key;
+
+/* Bytes per key; 0 for an unknown key type. */
+static inline size_t tfl_sort_key_size(tfl_sort_key k)
+{
+    switch (k) {
+    case TFL_SORT_KEY_I8: case TFL_SORT_KEY_U8: return 1;
+    case TFL_SORT_KEY_F16: case TFL_SORT_KEY_BF16:
+    case TFL_SORT_KEY_I16: case TFL_SORT_KEY_U16: return 2;
+    case TFL_SORT_KEY_F32: case TFL_SORT_KEY_I32: case TFL_SORT_KEY_U32: return 4;
+    case TFL_SORT_KEY_F64: case TFL_SORT_KEY_I64: case TFL_SORT_KEY_U64: return 8;
+    default: return 0;
+    }
+}
+
+typedef struct tfl_sort_op {
+    tfl_sort_kind kind;
+    tfl_sort_key key;
+    unsigned flags;             /* TFL_SORT_DESCENDING | TFL_SORT_NAN_EQUAL */
+    size_t value_size;          /* bytes per value (1, 2, 4, 8, 16); values are opaque */
+    union {
+        struct {                /* TFL_SORT_SLICES */
+            void *keys, *values;        /* base pointers (element 0)       */
+            int64_t slices, slice_len;
+            int64_t key_stride, value_stride;   /* elements, along a slice */
+            /* Slice s -> first element: s is split into indices over dims
+             * ndim-1 (fastest) .. 0 by sizes[], each index times the
+             * per-dim stride (elements).  ndim = 0: slice s starts at
+             * s (keys and values alike, PyTorch's contiguous case). */
+            int key_ndim, value_ndim;
+            int64_t key_sizes[TFL_SORT_MAX_DIMS], key_strides[TFL_SORT_MAX_DIMS];
+            int64_t value_sizes[TFL_SORT_MAX_DIMS], value_strides[TFL_SORT_MAX_DIMS];
+        } slices;
+        struct {                /* TFL_SORT_RADIX */
+            const void *keys_in;
+            void *keys_out;
+            const void *values_in;
+            void *values_out;
+            int64_t segments;
+            int64_t begin, end, seg_step;       /* items */
+            int begin_bit, end_bit;             /* 0 <= begin_bit <= end_bit <= key bits */
+        } radix;
+        struct {                /* TFL_SORT_FILL_INDEX */
+            void *out;
+            int64_t n, nsort;
+            int pairs;
+        } fill;
+        struct {                /* TFL_SORT_GATHER_PAIRS */
+            const void *in;
+            void *out;
+            int64_t *index;
+            const int32_t *pairs;
+            int64_t segments, nsort;
+        } gather;
+        struct {                /* TFL_SORT_SHUFFLE_TIES (key: I32 or I64) */
+            const void *keys;
+            void *data;
+            int64_t n;
+            uint64_t mask;
+            uint64_t seed, offset;
+        } shuffle;
+    } u;
+} tfl_sort_op;
+
+#endif

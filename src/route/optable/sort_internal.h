@@ -1,0 +1,56 @@
+/*
+ * sort_internal.h - what the "sort" family's decoder files share: the
+ * per-kernel cookie parsed from a kernel's demangled name and the helpers
+ * that read types out of it.  Private to src/route/optable/sort*.c.
+ */
+#ifndef TFL_OPTABLE_SORT_INTERNAL_H
+#define TFL_OPTABLE_SORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "route/optable.h"
+
+enum {
+    SK_BITONIC = 1,       /* at::native::bitonicSortKVInPlace          */
+    SK_RADIX_INPLACE,     /* at::native::radixSortKVInPlace            */
+    SK_ONESWEEP,          /* cub DeviceRadixSortOnesweepKernel         */
+    SK_DOWNSWEEP,         /* cub DeviceRadixSortDownsweepKernel        */
+    SK_SINGLE_TILE,       /* cub DeviceRadixSortSingleTileKernel       */
+    SK_SEGMENTED,         /* cub DeviceSegmentedRadixSortKernel        */
+    SK_NOOP,              /* cub histogram / exclusive sum / upsweep / scan bins */
+    SK_FILL_REVERSE,      /* SortStable.cu fill_reverse_indices_kernel */
+    SK_FILL_SEGMENT,      /* SortStable.cu fill_index_and_segment_kernel */
+    SK_POSTPROCESS,       /* SortStable.cu sort_postprocess_kernel<T>  */
+    SK_RANDPERM_TIES,     /* Randperm.cuh randperm_handle_duplicate_keys_kernel */
+};
+
+typedef struct sort_kernel {
+    int kind;
+    tfl_sort_key key;
+    size_t value_size;     /* 0: keys only                          */
+    size_t offset_size;    /* bytes of cub's num_items parameter    */
+    int descending;        /* from the name (-1: from a parameter)  */
+    int key_dims;          /* TensorInfo KeyDims template argument  */
+    const char *name;      /* op name for statistics                */
+} sort_kernel;
+
+/* Type name (demangled, len bytes) -> key type; 0 if not a sortable key. */
+int sort_key_type(const char *name, size_t len, tfl_sort_key *out);
+/* Value type name -> bytes (NullType: 0, OpaqueType<N>: N); 0 if unknown. */
+int sort_value_size(const char *name, size_t len, size_t *out);
+/* Is the template argument [s, s+len) exactly `lit`? */
+int sort_arg_is(const char *s, size_t len, const char *lit);
+
+/* --- sort_inplace.c: PyTorch's own kernels (in-place slice sorts, the
+ * stable sort's index helpers, randperm's tie shuffle) */
+int sort_match_pytorch(const char *demangled, sort_kernel *k);
+tfl_status sort_run_pytorch(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
+                            int *route, char *err, size_t errlen);
+
+/* --- sort_cub.c: cub's radix sort kernels */
+int sort_match_cub(const char *demangled, sort_kernel *k);
+tfl_status sort_run_cub(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
+                        int *route, char *err, size_t errlen);
+
+#endif
