@@ -1,0 +1,167 @@
+"""Sorting on cuda under torchfl (the "sort" family of the op table):
+torch.sort / argsort through PyTorch's in-place slice kernels (bitonic,
+cub block radix sort) and cub's device-wide and segmented radix sorts, and
+torch.randperm (a cub radix sort of random keys plus a tie shuffle).
+
+References: the same op on the CPU for sort (values exactly, indices
+exactly wherever the order is defined: stable sorts, or no ties); for
+randperm, whose CUDA generator the CPU does not have, the permutation
+property and determinism per seed.
+"""
+import pytest
+import torch
+
+# (shape, dim): slice lengths that take each of PyTorch's paths - bitonic
+# (<= 32, unstable), cub block radix sort (<= 4096: 16x2, 32x4, 32x32,
+# 64x32, 128x32 tiles), cub single tile / onesweep (one large slice),
+# sort by full sort (< 128 slices) and segmented radix sort (>= 128).
+SHAPES = [
+    ((1,), 0), ((2,), 0), ((17,), 0), ((4, 20), 1), ((20, 4), 0), ((3, 100), 1),
+    ((5, 1000), 1), ((2, 2049), 1), ((3, 4096), 1), ((7, 33, 5), 1), ((100000,), 0),
+    ((3, 5000), 1), ((130, 4100), 1),
+]
+
+
+def same(a, b):
+    """Exact equality, NaN equal to NaN."""
+    a = a.cpu()
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point():
+        return torch.equal(torch.isnan(a), torch.isnan(b)) and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
+    return torch.equal(a, b)
+
+
+def make(shape, dtype, ties=False, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        if ties:
+            return torch.randint(-4, 5, shape, generator=g).to(dtype)
+        return torch.randn(shape, generator=g).to(dtype)
+    if dtype == torch.uint8:
+        return torch.randint(0, 256 if not ties else 5, shape, generator=g, dtype=dtype)
+    hi = 5 if ties else 1_000_000
+    return torch.randint(-hi, hi, shape, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("shape,dim", SHAPES)
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("stable", [False, True])
+def test_sort_float32(cuda, shape, dim, descending, stable):
+    x = make(shape, torch.float32)
+    v, i = x.to(cuda).sort(dim=dim, descending=descending, stable=stable)
+    vc, ic = x.sort(dim=dim, descending=descending, stable=stable)
+    assert same(v, vc)
+    if stable:
+        assert same(i, ic)
+    else:
+        # ties (randn repeats itself in 1e5 draws) may come in any order:
+        # the indices must pick the sorted values and be a permutation
+        assert same(x.gather(dim, i.cpu()), vc)
+        assert same(i.sort(dim=dim).values, ic.sort(dim=dim).values)
+
+
+@pytest.mark.parametrize("shape,dim", SHAPES)
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_sort_stable_ties(cuda, shape, dim, descending, dtype):
+    x = make(shape, dtype, ties=True, seed=1)
+    v, i = x.to(cuda).sort(dim=dim, descending=descending, stable=True)
+    vc, ic = x.sort(dim=dim, descending=descending, stable=True)
+    assert same(v, vc)
+    assert same(i, ic)
+
+
+@pytest.mark.parametrize("shape,dim", [((4, 20), 1), ((3, 1000), 1), ((100000,), 0), ((3, 5000), 1),
+                                       ((130, 4100), 1)])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.int32, torch.int16, torch.int8, torch.uint8,
+                                   torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_dtypes(cuda, shape, dim, dtype, descending):
+    x = make(shape, dtype, ties=True, seed=2)
+    v, i = x.to(cuda).sort(dim=dim, descending=descending, stable=True)
+    vc, ic = x.sort(dim=dim, descending=descending, stable=True)
+    assert same(v, vc)
+    assert same(i, ic)
+
+
+@pytest.mark.parametrize("n", [7, 20, 300, 3000, 50000])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_nan_inf_signed_zero(cuda, n, descending):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(n, generator=g)
+    special = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0])
+    pick = torch.randint(0, 5, (n,), generator=g)
+    mask = torch.rand(n, generator=g) < 0.4
+    x = torch.where(mask, special[pick], x)
+    v, i = x.to(cuda).sort(descending=descending, stable=True)
+    vc, ic = x.sort(descending=descending, stable=True)
+    # NaN last ascending, first descending; -0.0 and +0.0 tie (stable)
+    assert same(v, vc)
+    assert same(i, ic)
+    assert torch.equal(torch.signbit(v.cpu()), torch.signbit(vc))
+
+
+@pytest.mark.parametrize("n", [5, 40, 1000, 6000])
+def test_sort_noncontiguous(cuda, n):
+    x = make((n, 6), torch.float32, seed=4)
+    xc = x.to(cuda)
+    for view, ref in [(xc.t(), x.t()), (xc[::2], x[::2]), (xc[:, 1:5], x[:, 1:5])]:
+        for dim in (0, 1):
+            for desc in (False, True):
+                v, i = view.sort(dim=dim, descending=desc, stable=True)
+                vc, ic = ref.sort(dim=dim, descending=desc, stable=True)
+                assert same(v, vc)
+                assert same(i, ic)
+
+
+@pytest.mark.parametrize("shape,dim", [((0,), 0), ((3, 0), 1), ((0, 5), 1), ((), 0)])
+def test_sort_empty_and_scalar(cuda, shape, dim):
+    x = torch.randn(shape)
+    v, i = x.to(cuda).sort(dim=dim)
+    vc, ic = x.sort(dim=dim)
+    assert same(v, vc)
+    assert same(i, ic)
+
+
+@pytest.mark.parametrize("shape,dim", [((50,), 0), ((4, 3000), 1), ((20000,), 0)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_and_msort(cuda, shape, dim, descending):
+    x = make(shape, torch.float32, seed=5)
+    a = torch.argsort(x.to(cuda), dim=dim, descending=descending, stable=True)
+    assert same(a, torch.argsort(x, dim=dim, descending=descending, stable=True))
+    if len(shape) == 2:
+        assert same(torch.msort(x.to(cuda).t()), torch.msort(x.t()))
+
+
+@pytest.mark.parametrize("n", [1, 2, 10, 1000, 30000, 100000])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float32])
+def test_randperm_is_deterministic_permutation(cuda, n, dtype):
+    torch.manual_seed(7)
+    a = torch.randperm(n, device=cuda, dtype=dtype).cpu()
+    b = torch.randperm(n, device=cuda, dtype=dtype).cpu()
+    torch.manual_seed(7)
+    c = torch.randperm(n, device=cuda, dtype=dtype).cpu()
+    assert a.dtype == dtype and a.shape == (n,)
+    assert torch.equal(a.sort().values, torch.arange(n, dtype=dtype))
+    assert torch.equal(b.sort().values, torch.arange(n, dtype=dtype))
+    assert torch.equal(a, c)
+    if n >= 1000:
+        assert not torch.equal(a, b)
+        assert not torch.equal(a, torch.arange(n, dtype=dtype))
+
+
+def test_randperm_empty(cuda):
+    assert torch.randperm(0, device=cuda).numel() == 0
+
+
+def test_randperm_small_is_not_biased(cuda):
+    # randperm(3) keys have few bits, so key ties are frequent: the tie
+    # shuffle must leave all 6 orders about equally likely.
+    torch.manual_seed(11)
+    counts = {}
+    for _ in range(600):
+        p = tuple(torch.randperm(3, device=cuda).cpu().tolist())
+        counts[p] = counts.get(p, 0) + 1
+    assert len(counts) == 6
+    assert all(50 <= c <= 150 for c in counts.values()), counts
