@@ -65,7 +65,49 @@ typedef enum tfl_sort_kind {
      * down to 1 swapping data[s+i] and data[s + r % (i+1)], r the next
      * 32-bit draw of Philox4x32-10 as curand_init(seed, s, offset). */
     TFL_SORT_SHUFFLE_TIES = 5,
+    /* Device-side assertion (at::_assert_async): fails the op with
+     * TFL_ERR_DEVICE and msg when the byte at flag is 0. */
+    TFL_SORT_ASSERT = 6,
+    /* Runs of equal keys in keys_in[0..n) (key type; floating point
+     * equality: NaN equals nothing, -0.0 == +0.0): for the k-th run,
+     * starting at item i, keys_out[k] = keys_in[i] and values_out[k] =
+     * values_in[i] (values_in NULL: value_base + i, value_size 4 or 8 as
+     * a signed integer), counts_out[k] = run length (int64); outputs that
+     * are NULL are not written.  *num_out (num_out_size 4 or 8 bytes) =
+     * the number of runs. */
+    TFL_SORT_RUNS = 7,
+    /* Prefix sums of n signed integers (in_size, acc_size, out_size 4 or
+     * 8 bytes; the running sum wraps at acc_size): exclusive: out[i] = init + sum(in[0..i));
+     * inclusive: out[i] = init + sum(in[0..i]). */
+    TFL_SORT_SCAN = 8,
+    /* Embedding backward by sorted segments (EmbeddingBackwardKernel.cu),
+     * one step per op, index_t = signed integer of index_size bytes: see
+     * tfl_sort_segment_step. */
+    TFL_SORT_SEGMENTS = 9,
 } tfl_sort_kind;
+
+/* TFL_SORT_SEGMENTS steps; G = *num_segments, P = *num_partials,
+ * R = rows_per_partial, all arrays index_t unless said otherwise.  The
+ * counts live in device memory (the GPU kernels read them there), so a
+ * backend checks every array range against them when it runs. */
+typedef enum tfl_sort_segment_step {
+    /* for g < G: out[g] = ceil((end_g - offsets[g]) / R), end_g =
+     * offsets[g+1] or numel for the last */
+    TFL_SEG_PARTIALS_PER_SEGMENT = 1,
+    /* for g < G: i < a[g] (partials per segment): out[b[g] + i] =
+     * offsets[g] + i*R   (b: partials_per_segment_offset) */
+    TFL_SEG_PARTIAL_OFFSETS = 2,
+    /* *num_partials_out (int64) = a[G-1] + b[G-1] */
+    TFL_SEG_NUM_PARTIALS = 3,
+    /* for p < P, f < stride: acc[p*stride + f] = sum over idx in
+     * [offsets[p], end_p) (in order) of grad[rows[idx]*stride + f]
+     * (times 1/count[idx] when count is not NULL); acc in dtype */
+    TFL_SEG_GRAD_WEIGHT = 4,
+    /* for g < G, f < stride: w = sum over p in [b[g], end_g) of
+     * acc[p*stride + f] (end_g = b[g+1] or P); row = sorted[offsets[g]];
+     * unless row == padding_idx: weight[row*stride + f] = w */
+    TFL_SEG_SUM_SCATTER = 5,
+} tfl_sort_segment_step;
 
 enum {
     TFL_SORT_DESCENDING = 1u << 0,
@@ -149,6 +191,42 @@ typedef struct tfl_sort_op {
             uint64_t mask;
             uint64_t seed, offset;
         } shuffle;
+        struct {                /* TFL_SORT_ASSERT */
+            const uint8_t *flag;
+            const char *msg;
+        } assert_;
+        struct {                /* TFL_SORT_RUNS (key, value_size) */
+            const void *keys_in;
+            void *keys_out;
+            const void *values_in;
+            int64_t value_base;
+            void *values_out;
+            int64_t *counts_out;
+            void *num_out;
+            size_t num_out_size;
+            int64_t n;
+        } runs;
+        struct {                /* TFL_SORT_SCAN */
+            const void *in;
+            void *out;
+            size_t in_size, acc_size, out_size;
+            int64_t n, init;
+            int exclusive;
+        } scan;
+        struct {                /* TFL_SORT_SEGMENTS */
+            tfl_sort_segment_step step;
+            size_t index_size;          /* 4 or 8 */
+            tfl_dtype dtype;            /* grad / weight / acc: F32 or F64 */
+            const int64_t *num_segments, *num_partials;
+            int64_t *num_partials_out;
+            const void *offsets, *a, *b, *rows, *sorted, *count;
+            void *out;
+            const void *grad;
+            void *acc;
+            void *weight;
+            int64_t numel;              /* -1 where the kernel is not told it */
+            int64_t stride, rows_per_partial, padding_idx;
+        } seg;
     } u;
 } tfl_sort_op;
 

@@ -19,6 +19,7 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/host_par.h"
 #include "backends/host/ops_random_philox.h"
+#include "backends/host/ops_sort_seq.h"
 #include "common/log.h"
 
 typedef struct kv {
@@ -128,7 +129,11 @@ static int valid_value_size(size_t s)
 
 int host_sort_supported(const tfl_sort_op *op)
 {
-    if (!op || !tfl_sort_key_size(op->key) || !valid_value_size(op->value_size))
+    if (!op || !valid_value_size(op->value_size))
+        return 0;
+    if (op->kind >= TFL_SORT_ASSERT)
+        return host_sort_seq_supported(op);
+    if (!tfl_sort_key_size(op->key))
         return 0;
     if (op->kind == TFL_SORT_SLICES)
         return op->u.slices.key_ndim >= 0 && op->u.slices.key_ndim <= TFL_SORT_MAX_DIMS &&
@@ -142,7 +147,7 @@ int host_sort_supported(const tfl_sort_op *op)
         return op->value_size > 0;
     if (op->kind == TFL_SORT_SHUFFLE_TIES)
         return (op->key == TFL_SORT_KEY_I32 || op->key == TFL_SORT_KEY_I64) && op->value_size > 0;
-    return 0;
+    return host_sort_seq_supported(op);
 }
 
 /* ------------------------------------------------------------ slices */
@@ -455,6 +460,6 @@ tfl_status host_sort(const tfl_sort_op *op)
     case TFL_SORT_FILL_INDEX: return run_fill(op);
     case TFL_SORT_GATHER_PAIRS: return run_gather(op);
     case TFL_SORT_SHUFFLE_TIES: return run_shuffle(op);
-    default: return TFL_ERR_UNSUPPORTED;
+    default: return host_sort_seq(op);
     }
 }

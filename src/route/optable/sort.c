@@ -76,13 +76,15 @@ static int match(const char *m, void **cookie)
 {
     /* cheap filters before demangling */
     if (!strstr(m, "SortKVInPlace") && !strstr(m, "radix_sort") &&
-        !strstr(m, "SortStable_cu") && !strstr(m, "randperm_handle_duplicate_keys"))
+        !strstr(m, "SortStable_cu") && !strstr(m, "randperm_handle_duplicate_keys") &&
+        !strstr(m, "_assert_async_cuda_kernel") && !strstr(m, "4scan") &&
+        !strstr(m, "13unique_by_key") && !strstr(m, "Embedding"))
         return 0;
     char *d = tfl_pt_demangle(m);
     if (!d)
         return 0;
     sort_kernel k = { 0 };
-    int ok = sort_match_pytorch(d, &k) || sort_match_cub(d, &k);
+    int ok = sort_match_pytorch(d, &k) || sort_match_cub(d, &k) || sort_match_seq(d, &k);
     free(d);
     if (!ok)
         return 0;
@@ -107,10 +109,14 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         return TFL_ERR_UNSUPPORTED;
     tfl_op op = { .kind = TFL_OP_SORT, .name = k->name };
     int route = 0;
-    tfl_status st = k->kind == SK_ONESWEEP || k->kind == SK_DOWNSWEEP || k->kind == SK_SINGLE_TILE ||
-                            k->kind == SK_SEGMENTED || k->kind == SK_NOOP
-                        ? sort_run_cub(c, k, &op, &route, err, errlen)
-                        : sort_run_pytorch(c, k, &op, &route, err, errlen);
+    tfl_status st;
+    if (k->kind >= SK_ASSERT)
+        st = sort_run_seq(c, k, &op, &route, err, errlen);
+    else if (k->kind == SK_ONESWEEP || k->kind == SK_DOWNSWEEP || k->kind == SK_SINGLE_TILE ||
+             k->kind == SK_SEGMENTED || k->kind == SK_NOOP)
+        st = sort_run_cub(c, k, &op, &route, err, errlen);
+    else
+        st = sort_run_pytorch(c, k, &op, &route, err, errlen);
     if (st != TFL_OK || !route)
         return st;
     st = tfl_route_op(&op, c->stream);

@@ -23,6 +23,16 @@ enum {
     SK_FILL_SEGMENT,      /* SortStable.cu fill_index_and_segment_kernel */
     SK_POSTPROCESS,       /* SortStable.cu sort_postprocess_kernel<T>  */
     SK_RANDPERM_TIES,     /* Randperm.cuh randperm_handle_duplicate_keys_kernel */
+    /* sort_seq.c (keep these last: run() dispatches on SK_ASSERT and up) */
+    SK_ASSERT,            /* at::native::_assert_async_cuda_kernel<bool> */
+    SK_COMPACT_INIT,      /* cub DeviceCompactInitKernel               */
+    SK_SCAN,              /* cub DeviceScanKernel (sums)               */
+    SK_UNIQUE_BY_KEY,     /* cub DeviceUniqueByKeySweepKernel          */
+    SK_EMB_PARTIALS,      /* EmbeddingBackwardKernel.cu segment steps  */
+    SK_EMB_OFFSETS,
+    SK_EMB_NUM,
+    SK_EMB_GRAD,
+    SK_EMB_SCATTER,
 };
 
 typedef struct sort_kernel {
@@ -51,6 +61,12 @@ tfl_status sort_run_pytorch(const tfl_kcall *c, const sort_kernel *k, tfl_op *op
 /* --- sort_cub.c: cub's radix sort kernels */
 int sort_match_cub(const char *demangled, sort_kernel *k);
 tfl_status sort_run_cub(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
+                        int *route, char *err, size_t errlen);
+
+/* --- sort_seq.c: kernels on sorted data (scan, unique-by-key,
+ * embedding backward segments) and the async assert */
+int sort_match_seq(const char *demangled, sort_kernel *k);
+tfl_status sort_run_seq(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
                         int *route, char *err, size_t errlen);
 
 #endif
