@@ -165,3 +165,43 @@ def test_randperm_small_is_not_biased(cuda):
         counts[p] = counts.get(p, 0) + 1
     assert len(counts) == 6
     assert all(50 <= c <= 150 for c in counts.values()), counts
+
+
+# --- ops that sort indices first: embedding backward with more than 3072
+# indices (cub radix sort, unique-by-key, scans, segment sums),
+# index_put_(accumulate=True) and index_add_ (sort + indexing_backward).
+
+@pytest.mark.parametrize("n,rows,width,padding", [(3073, 100, 8, None), (5000, 1000, 16, None),
+                                                  (5000, 50, 7, 3), (20000, 3000, 33, None),
+                                                  (4000, 10, 1, 0)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_embedding_backward_many_indices(cuda, n, rows, width, padding, dtype):
+    g = torch.Generator().manual_seed(n + rows)
+    w = torch.randn(rows, width, generator=g, dtype=dtype)
+    idx = torch.randint(0, rows, (n,), generator=g)
+    grad_out = torch.randn(n, width, generator=g, dtype=dtype)
+    wc = w.clone().requires_grad_()
+    wg = w.to(cuda).requires_grad_()
+    torch.nn.functional.embedding(idx, wc, padding_idx=padding).backward(grad_out)
+    torch.nn.functional.embedding(idx.to(cuda), wg, padding_idx=padding).backward(grad_out.to(cuda))
+    # rows repeat ~n/rows times: float sums of that many terms, in another
+    # order than the CPU's
+    tol = max(1e-5, 1e-6 * n / rows) if dtype == torch.float32 else 1e-12
+    assert torch.allclose(wg.grad.cpu(), wc.grad, rtol=tol, atol=tol)
+    if padding is not None:
+        assert torch.count_nonzero(wg.grad.cpu()[padding]) == 0
+
+
+@pytest.mark.parametrize("n,m", [(3, 5), (500, 100), (10000, 37)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_index_put_accumulate_and_index_add(cuda, n, m, dtype):
+    g = torch.Generator().manual_seed(n)
+    idx = torch.randint(0, m, (n,), generator=g)
+    v = torch.randint(-50, 50, (n,), generator=g).to(dtype)     # exact sums
+    a = torch.zeros(m, dtype=dtype).index_put_((idx,), v, accumulate=True)
+    b = torch.zeros(m, dtype=dtype, device=cuda).index_put_((idx.to(cuda),), v.to(cuda), accumulate=True)
+    assert torch.equal(b.cpu(), a)
+    src = torch.randint(-9, 9, (n, 3), generator=g).to(dtype)
+    a = torch.zeros(m, 3, dtype=dtype).index_add_(0, idx, src)
+    b = torch.zeros(m, 3, dtype=dtype, device=cuda).index_add_(0, idx.to(cuda), src.to(cuda))
+    assert torch.equal(b.cpu(), a)
