@@ -72,7 +72,8 @@ typedef enum tfl_sort_kind {
      * equality: NaN equals nothing, -0.0 == +0.0): for the k-th run,
      * starting at item i, keys_out[k] = keys_in[i] and values_out[k] =
      * values_in[i] (values_in NULL: value_base + i, value_size 4 or 8 as
-     * a signed integer), counts_out[k] = run length (int64); outputs that
+     * a signed integer), counts_out[k] = run length * count_scale (int64:
+     * a sum of a constant per item); outputs that
      * are NULL are not written.  *num_out (num_out_size 4 or 8 bytes) =
      * the number of runs. */
     TFL_SORT_RUNS = 7,
@@ -84,6 +85,11 @@ typedef enum tfl_sort_kind {
      * one step per op, index_t = signed integer of index_size bytes: see
      * tfl_sort_segment_step. */
     TFL_SORT_SEGMENTS = 9,
+    /* Run starts of a sorted sequence: int32 out[i] = (i > 0 and
+     * keys[i] != keys[i-1]) for i < n (key type, == as TFL_SORT_RUNS). */
+    TFL_SORT_RUN_STARTS = 10,
+    /* int64 out[index[i]] = in[i] for i < n (index int64). */
+    TFL_SORT_SCATTER = 11,
 } tfl_sort_kind;
 
 /* TFL_SORT_SEGMENTS steps; G = *num_segments, P = *num_partials,
@@ -202,6 +208,7 @@ typedef struct tfl_sort_op {
             int64_t value_base;
             void *values_out;
             int64_t *counts_out;
+            int64_t count_scale;        /* counts_out[k] = run length * count_scale */
             void *num_out;
             size_t num_out_size;
             int64_t n;
@@ -227,6 +234,16 @@ typedef struct tfl_sort_op {
             int64_t numel;              /* -1 where the kernel is not told it */
             int64_t stride, rows_per_partial, padding_idx;
         } seg;
+        struct {                /* TFL_SORT_RUN_STARTS */
+            const void *keys;
+            int32_t *out;
+            int64_t n;
+        } starts;
+        struct {                /* TFL_SORT_SCATTER */
+            const int64_t *in, *index;
+            int64_t *out;
+            int64_t n;
+        } scatter;
     } u;
 } tfl_sort_op;
 

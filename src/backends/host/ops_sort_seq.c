@@ -45,6 +45,10 @@ int host_sort_seq_supported(const tfl_sort_op *op)
     case TFL_SORT_SEGMENTS:
         return (op->u.seg.index_size == 4 || op->u.seg.index_size == 8) &&
                (op->u.seg.dtype == TFL_DT_F32 || op->u.seg.dtype == TFL_DT_F64);
+    case TFL_SORT_RUN_STARTS:
+        return tfl_sort_key_size(op->key) != 0;
+    case TFL_SORT_SCATTER:
+        return 1;
     default:
         return 0;
     }
@@ -103,7 +107,7 @@ static tfl_status run_runs(const tfl_sort_op *op)
                     wr_int(op->u.runs.values_out, vs, runs, op->u.runs.value_base + start);
             }
             if (op->u.runs.counts_out)
-                op->u.runs.counts_out[runs] = i - start;
+                op->u.runs.counts_out[runs] = (i - start) * op->u.runs.count_scale;
             runs++;
             start = i;
         }
@@ -325,6 +329,30 @@ tfl_status host_sort_seq(const tfl_sort_op *op)
         return run_scan(op);
     case TFL_SORT_SEGMENTS:
         return run_segments(op);
+    case TFL_SORT_RUN_STARTS: {
+        const int64_t n = op->u.starts.n;
+        const size_t ks = tfl_sort_key_size(op->key);
+        if (n < 0 || (n > 0 && (!op->u.starts.keys || !op->u.starts.out)))
+            return TFL_ERR_INVALID;
+        const unsigned char *k = op->u.starts.keys;
+        for (int64_t i = 0; i < n; i++)
+            op->u.starts.out[i] = i > 0 && !key_eq(op->key, k + i * (int64_t)ks, k + (i - 1) * (int64_t)ks);
+        return TFL_OK;
+    }
+    case TFL_SORT_SCATTER: {
+        const int64_t n = op->u.scatter.n;
+        if (n < 0 || (n > 0 && (!op->u.scatter.in || !op->u.scatter.index || !op->u.scatter.out)))
+            return TFL_ERR_INVALID;
+        int64_t mn, mx = max_row(op->u.scatter.index, 8, 0, n, &mn);
+        if (n > 0 && (mn < 0 || !dev_ok(op->u.scatter.out, mx + 1, 8))) {
+            tfl_error("sort: scatter index range [%lld, %lld] outside device memory",
+                      (long long)mn, (long long)mx);
+            return TFL_ERR_DEVICE;
+        }
+        for (int64_t i = 0; i < n; i++)
+            op->u.scatter.out[op->u.scatter.index[i]] = op->u.scatter.in[i];
+        return TFL_OK;
+    }
     default:
         return TFL_ERR_UNSUPPORTED;
     }

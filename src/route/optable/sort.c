@@ -78,7 +78,8 @@ static int match(const char *m, void **cookie)
     if (!strstr(m, "SortKVInPlace") && !strstr(m, "radix_sort") &&
         !strstr(m, "SortStable_cu") && !strstr(m, "randperm_handle_duplicate_keys") &&
         !strstr(m, "_assert_async_cuda_kernel") && !strstr(m, "4scan") &&
-        !strstr(m, "13unique_by_key") && !strstr(m, "Embedding"))
+        !strstr(m, "13unique_by_key") && !strstr(m, "Embedding") && !strstr(m, "UniqueCub_cu") &&
+        !strstr(m, "6select23DeviceSelectSweepKernel") && !strstr(m, "3rle6encode"))
         return 0;
     char *d = tfl_pt_demangle(m);
     if (!d)

@@ -33,6 +33,10 @@ enum {
     SK_EMB_NUM,
     SK_EMB_GRAD,
     SK_EMB_SCATTER,
+    SK_RUN_STARTS,        /* UniqueCub.cu adjacent_difference_kernel   */
+    SK_SCATTER,           /* UniqueCub.cu scatter_kernel               */
+    SK_SELECT_UNIQUE,     /* cub DeviceSelectSweepKernel (unique)      */
+    SK_RLE,               /* cub DeviceReduceByKeyKernel (rle encode)  */
 };
 
 typedef struct sort_kernel {

@@ -14,6 +14,21 @@
  *     T value | T* @8} = exclusive), OffsetT num_items): a whole scan per
  *     launch when start_tile is 0 (later launches of a split scan are
  *     refused).  ScanOp plus<void> / PyTorch's SumOp only.
+ *   select::DeviceSelectSweepKernel<Policy, K const*, NullType*, K*, N*,
+ *     ScanTileState<int>, NullType, equal_to<void>, int, streaming_context_t
+ *     <long, true>, SelectImpl 0>(in 0:8, flags 8:8, out 16:8, num_selected
+ *     24:8, state 32:8, select_op 40:1, equality 41:1, int num_items 44:4,
+ *     int num_tiles 48:4, streaming context 56:40 {bool first @0, bool last
+ *     @1, long total @8, long previous @16, in/out count pointers @24/@32},
+ *     vsmem 96:8): cub::DeviceSelect::Unique; only a single partition
+ *     (first and last, previous 0, total == num_items) with all tiles.
+ *   reduce::DeviceReduceByKeyKernel<rle::encode::policy_hub<K, long>, K
+ *     const*, K*, thrust::constant_iterator<long, int>, long*, N*,
+ *     ReduceByKeyScanTileState, equal_to<void>, plus<void>, int, long>(
+ *     keys 0:8, unique_out 8:8, values 16:16 (counting base @0, constant
+ *     @8), counts 32:8, num_runs 40:8, state 48:8, int start_tile 56:4,
+ *     eq 60:1, plus 61:1, int num_items 64:4): run-length encode; counts
+ *     are run length * constant; start_tile must be 0.
  *   unique_by_key::DeviceUniqueByKeySweepKernel<Policy, KeysIn, ValuesIn,
  *     KeysOut, ValuesOut, NumSelected*, ScanTileState, equal_to, OffsetT,
  *     VSMemHelper>(keys_in 0:8, values_in (pointer 8:8 or thrust
@@ -22,6 +37,8 @@
  *     the first item of every run of equal keys, all tiles in one launch
  *     (grid == num_tiles).
  *  PyTorch: _assert_async_cuda_kernel<bool>(const bool*, Msg (256 chars));
+ *   UniqueCub.cu adjacent_difference_kernel<const K*>(long n, const K*, int*)
+ *   (24 bytes) and scatter_kernel(long n, const long*, const long*, long*);
  *   EmbeddingBackwardKernel.cu's krn_partials_per_segment<index_t>,
  *   krn_partial_segment_offset<index_t>, compute_num_of_partial_segments
  *   <index_t>, compute_grad_weight<scalar_t, index_t>, sum_and_scatter
@@ -40,7 +57,18 @@
 #define NS "at_cuda_detail::cub::detail::"
 
 /* "long*", "long const*", "thrust::...::device_ptr<long>" -> element size */
+static int ptr_key(const char *s, size_t len, tfl_sort_key *key);
+
 static int ptr_type(const char *s, size_t len, size_t *size)
+{
+    tfl_sort_key k;
+    if (!ptr_key(s, len, &k))
+        return 0;
+    *size = tfl_sort_key_size(k);
+    return 1;
+}
+
+static int ptr_key(const char *s, size_t len, tfl_sort_key *key)
 {
     char buf[160];
     if (len >= sizeof buf)
@@ -62,11 +90,7 @@ static int ptr_type(const char *s, size_t len, size_t *size)
     } else {
         return 0;
     }
-    tfl_sort_key k;
-    if (!sort_key_type(t, tl, &k))
-        return 0;
-    *size = tfl_sort_key_size(k);
-    return 1;
+    return sort_key_type(t, tl, key);
 }
 
 /* does [s, s+len) contain sub? */
@@ -199,6 +223,54 @@ int sort_match_seq(const char *d, sort_kernel *k)
         k->offset_size = off | ns << 8;
         k->kind = SK_UNIQUE_BY_KEY;
         k->name = "unique_by_key";
+        return 1;
+    }
+    if ((p = strstr(d, "at::native::internal::(anonymous namespace)::adjacent_difference_kernel<"))) {
+        p = strchr(p, '<');
+        if (tfl_pt_template_args(p, as, al, 12) != 1 || !ptr_key(as[0], al[0], &k->key))
+            return 0;
+        k->kind = SK_RUN_STARTS;
+        k->name = "unique_run_starts";
+        return 1;
+    }
+    if (strstr(d, "at::native::internal::(anonymous namespace)::scatter_kernel(long, long const*, long const*, long*)")) {
+        k->kind = SK_SCATTER;
+        k->name = "unique_scatter";
+        return 1;
+    }
+    if ((p = strstr(d, NS "select::DeviceSelectSweepKernel<"))) {
+        p = strchr(p, '<');
+        tfl_sort_key k2;
+        size_t ns, off;
+        if (tfl_pt_template_args(p, as, al, 12) != 11 || !ptr_key(as[1], al[1], &k->key) ||
+            !sort_arg_is(as[2], al[2], "at_cuda_detail::cub::NullType*") || !ptr_key(as[3], al[3], &k2) ||
+            k2 != k->key || !ptr_type(as[4], al[4], &ns) ||
+            !sort_arg_is(as[6], al[6], "at_cuda_detail::cub::NullType") ||
+            !sort_arg_is(as[7], al[7], "cuda::std::__4::equal_to<void>") || !sort_arg_is(as[8], al[8], "int") ||
+            !sort_arg_is(as[9], al[9], "at_cuda_detail::cub::detail::select::streaming_context_t<long, true>") ||
+            !int_type(as[8], al[8], &off))
+            return 0;
+        k->offset_size = ns;
+        k->kind = SK_SELECT_UNIQUE;
+        k->name = "unique";
+        return 1;
+    }
+    if ((p = strstr(d, NS "reduce::DeviceReduceByKeyKernel<")) && strstr(d, "rle::encode::policy_hub<")) {
+        p = strchr(p, '<');
+        tfl_sort_key k2;
+        size_t as4, ns;
+        if (tfl_pt_template_args(p, as, al, 12) != 11 || !ptr_key(as[1], al[1], &k->key) ||
+            !ptr_key(as[2], al[2], &k2) || k2 != k->key ||
+            !arg_has(as[3], al[3], "::constant_iterator<long, int,") || strncmp(as[3], "thrust::", 8) != 0 ||
+            !sort_arg_is(as[4], al[4], "long*") || !ptr_type(as[5], al[5], &ns) ||
+            !sort_arg_is(as[7], al[7], "cuda::std::__4::equal_to<void>") ||
+            !sort_arg_is(as[8], al[8], "cuda::std::__4::plus<void>") || !sort_arg_is(as[9], al[9], "int") ||
+            !sort_arg_is(as[10], al[10], "long"))
+            return 0;
+        (void)as4;
+        k->offset_size = ns;
+        k->kind = SK_RLE;
+        k->name = "unique_counts";
         return 1;
     }
     static const char emb[] = "at::native::(anonymous namespace)::";
@@ -388,6 +460,78 @@ tfl_status sort_run_seq(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, in
             (s->u.runs.values_in && !ok_range(s->u.runs.values_in, n, k->value_size)) ||
             (s->u.runs.values_out && !ok_range(s->u.runs.values_out, n, k->value_size)))
             DEV_FAIL("keys, values or the count");
+        *route = 1;
+        return TFL_OK;
+    }
+    case SK_RUN_STARTS:       /* (long n, const K *in, int *out) */
+        s->kind = TFL_SORT_RUN_STARTS;
+        s->key = k->key;
+        s->u.starts.n = ARG(c, 0, int64_t);
+        s->u.starts.keys = ARG(c, 1, const void *);
+        s->u.starts.out = ARG(c, 2, int32_t *);
+        if (s->u.starts.n < 0)
+            return TFL_ERR_UNSUPPORTED;
+        if (!ok_range(s->u.starts.keys, s->u.starts.n, tfl_sort_key_size(k->key)) ||
+            !ok_range(s->u.starts.out, s->u.starts.n, 4))
+            DEV_FAIL("keys or run starts");
+        *route = s->u.starts.n > 0;
+        return TFL_OK;
+    case SK_SCATTER:          /* (long n, const long *in, const long *index, long *out) */
+        s->kind = TFL_SORT_SCATTER;
+        s->u.scatter.n = ARG(c, 0, int64_t);
+        s->u.scatter.in = ARG(c, 1, const int64_t *);
+        s->u.scatter.index = ARG(c, 2, const int64_t *);
+        s->u.scatter.out = ARG(c, 3, int64_t *);
+        if (s->u.scatter.n < 0)
+            return TFL_ERR_UNSUPPORTED;
+        if (!ok_range(s->u.scatter.in, s->u.scatter.n, 8) || !ok_range(s->u.scatter.index, s->u.scatter.n, 8))
+            DEV_FAIL("values or indices");
+        *route = s->u.scatter.n > 0;
+        return TFL_OK;
+    case SK_SELECT_UNIQUE: {  /* (in, flags, out, num_selected, state, select_op, eq, int n, int tiles, ctx, vsmem) */
+        const int32_t n = ARG(c, 7, int32_t);
+        const unsigned char *ctx = c->args[9];
+        int64_t total, previous;
+        memcpy(&total, ctx + 8, 8);
+        memcpy(&previous, ctx + 16, 8);
+        /* one partition holding every item, all tiles in this launch */
+        if (!ctx[0] || !ctx[1] || previous != 0 || total != n || n < 0 ||
+            (uint32_t)ARG(c, 8, int32_t) != c->grid[0] || c->grid[1] != 1 || c->grid[2] != 1)
+            return TFL_ERR_UNSUPPORTED;
+        s->kind = TFL_SORT_RUNS;
+        s->key = k->key;
+        s->u.runs.keys_in = ARG(c, 0, const void *);
+        s->u.runs.keys_out = ARG(c, 2, void *);
+        s->u.runs.num_out = ARG(c, 3, void *);
+        s->u.runs.num_out_size = k->offset_size;
+        s->u.runs.n = n;
+        const size_t ks = tfl_sort_key_size(k->key);
+        if (!ok_range(s->u.runs.keys_in, n, ks) || !ok_range(s->u.runs.keys_out, n, ks) ||
+            !tfl_kdev_ok(s->u.runs.num_out, k->offset_size))
+            DEV_FAIL("keys or the count");
+        *route = 1;
+        return TFL_OK;
+    }
+    case SK_RLE: {            /* (keys_in, unique_out, constant values, counts, num_runs, state,
+                                  int start_tile, eq, plus, int n): the whole encode from tile 0 */
+        const int32_t n = ARG(c, 9, int32_t);
+        if (n < 0 || ARG(c, 6, int32_t) != 0)
+            return TFL_ERR_UNSUPPORTED;        /* a later launch of a split encode */
+        s->kind = TFL_SORT_RUNS;
+        s->key = k->key;
+        s->u.runs.keys_in = ARG(c, 0, const void *);
+        s->u.runs.keys_out = ARG(c, 1, void *);
+        /* thrust constant_iterator<long, int> (16 bytes): its counting
+         * base (int) @0, the constant @8 */
+        s->u.runs.count_scale = TFL_KARG_AT(c, int64_t, 2, 8);
+        s->u.runs.counts_out = ARG(c, 3, int64_t *);
+        s->u.runs.num_out = ARG(c, 4, void *);
+        s->u.runs.num_out_size = k->offset_size;
+        s->u.runs.n = n;
+        const size_t ks = tfl_sort_key_size(k->key);
+        if (!ok_range(s->u.runs.keys_in, n, ks) || !ok_range(s->u.runs.keys_out, n, ks) ||
+            !ok_range(s->u.runs.counts_out, n, 8) || !tfl_kdev_ok(s->u.runs.num_out, k->offset_size))
+            DEV_FAIL("keys, counts or the count");
         *route = 1;
         return TFL_OK;
     }

@@ -205,3 +205,38 @@ def test_index_put_accumulate_and_index_add(cuda, n, m, dtype):
     a = torch.zeros(m, 3, dtype=dtype).index_add_(0, idx, src)
     b = torch.zeros(m, 3, dtype=dtype, device=cuda).index_add_(0, idx.to(cuda), src.to(cuda))
     assert torch.equal(b.cpu(), a)
+
+
+# --- torch.unique: cub radix sort (pairs when inverse is asked), run
+# starts + cub scan + scatter for the inverse, cub unique or run-length
+# encode for the counts.
+
+@pytest.mark.parametrize("n,hi", [(1, 3), (1000, 50), (3000, 7), (5000, 100000)])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float32])
+@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("counts", [False, True])
+def test_unique(cuda, n, hi, dtype, inverse, counts):
+    g = torch.Generator().manual_seed(n + hi)
+    x = torch.randint(-hi, hi, (n,), generator=g).to(dtype)
+    a = torch.unique(x, return_inverse=inverse, return_counts=counts)
+    b = torch.unique(x.to(cuda), return_inverse=inverse, return_counts=counts)
+    a = a if isinstance(a, tuple) else (a,)
+    b = b if isinstance(b, tuple) else (b,)
+    assert len(a) == len(b)
+    for p, q in zip(b, a):
+        assert same(p, q)
+
+
+@pytest.mark.parametrize("n", [1, 17, 3000])
+def test_unique_consecutive_and_2d(cuda, n):
+    g = torch.Generator().manual_seed(n)
+    x = torch.randint(0, 4, (n,), generator=g)
+    a = torch.unique_consecutive(x, return_inverse=True, return_counts=True)
+    b = torch.unique_consecutive(x.to(cuda), return_inverse=True, return_counts=True)
+    for p, q in zip(b, a):
+        assert same(p, q)
+    m = torch.randint(0, 9, (3, n), generator=g)
+    a = torch.unique(m, return_inverse=True)
+    b = torch.unique(m.to(cuda), return_inverse=True)
+    for p, q in zip(b, a):
+        assert same(p, q)
