@@ -6,7 +6,10 @@
  * 2^bits) for single radix passes; cub-style LSD passes chained through
  * ping-pong buffers must give the whole sort.  Also the index fill, the
  * pair gather and randperm's tie shuffle (against cuRAND-style draws taken
- * with tfl_philox_draw), and refusal of bad ops.
+ * with tfl_philox_draw), and refusal of bad ops.  The ops that follow a
+ * sort (runs, scans, run starts, scatter, the embedding-backward segment
+ * steps chained as PyTorch chains them) against direct computations:
+ * the chain's weight gradient against a double-precision sum per row.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_random_philox.h"
+#include "mem/mem.h"
 
 static int failures, checks;
 
@@ -364,6 +368,175 @@ static void test_refusals(void)
     CHECK(k[0] == 3 && k[3] == 0, "refused ops wrote nothing");
 }
 
+/* runs of equal keys, scans, run starts, scatter, assert */
+static void test_seq_basics(void)
+{
+    const float k[9] = { -1.0f, -0.0f, 0.0f, 0.0f, NAN, NAN, 2.0f, 2.0f, 2.0f };
+    float ko[9];
+    int64_t vo[9], counts[9], num = -1;
+    tfl_sort_op op = { .kind = TFL_SORT_RUNS, .key = TFL_SORT_KEY_F32, .value_size = 8 };
+    op.u.runs.keys_in = k;
+    op.u.runs.keys_out = ko;
+    op.u.runs.values_out = vo;
+    op.u.runs.value_base = 100;
+    op.u.runs.counts_out = counts;
+    op.u.runs.count_scale = 1;
+    op.u.runs.num_out = &num;
+    op.u.runs.num_out_size = 8;
+    op.u.runs.n = 9;
+    CHECK(host_sort(&op) == TFL_OK, "runs");
+    /* -0.0 == +0.0; NaN equals nothing */
+    const int64_t want_first[] = { 0, 1, 4, 5, 6 }, want_count[] = { 1, 3, 1, 1, 3 };
+    CHECK(num == 5, "runs: %lld", (long long)num);
+    for (int r = 0; r < 5 && r < num; r++)
+        CHECK(vo[r] == 100 + want_first[r] && counts[r] == want_count[r] &&
+              memcmp(&ko[r], &k[want_first[r]], 4) == 0, "run %d", r);
+    int32_t starts[9];
+    tfl_sort_op st = { .kind = TFL_SORT_RUN_STARTS, .key = TFL_SORT_KEY_F32 };
+    st.u.starts.keys = k;
+    st.u.starts.out = starts;
+    st.u.starts.n = 9;
+    CHECK(host_sort(&st) == TFL_OK, "starts");
+    const int32_t want_starts[9] = { 0, 1, 0, 0, 1, 1, 1, 0, 0 };
+    CHECK(memcmp(starts, want_starts, sizeof starts) == 0, "run starts");
+    /* inclusive int32 scan into int64 with an int32 accumulator wraps */
+    int32_t in[4] = { 2147483647, 1, 5, -7 };
+    int64_t out[4];
+    tfl_sort_op sc = { .kind = TFL_SORT_SCAN };
+    sc.u.scan.in = in;
+    sc.u.scan.out = out;
+    sc.u.scan.in_size = 4;
+    sc.u.scan.acc_size = 4;
+    sc.u.scan.out_size = 8;
+    sc.u.scan.n = 4;
+    CHECK(host_sort(&sc) == TFL_OK, "scan");
+    /* 2^31-1, +1 wraps to -2^31, +5, -7 wraps back to 2^31-2 */
+    CHECK(out[0] == 2147483647 && out[1] == INT32_MIN && out[2] == INT32_MIN + 5 &&
+          out[3] == 2147483646, "inclusive wrap %lld %lld %lld %lld",
+          (long long)out[0], (long long)out[1], (long long)out[2], (long long)out[3]);
+    int64_t in64[5] = { 3, 0, 4, 1, 5 }, ex[5];
+    sc.u.scan.in = in64;
+    sc.u.scan.out = ex;
+    sc.u.scan.in_size = sc.u.scan.acc_size = 8;
+    sc.u.scan.n = 5;
+    sc.u.scan.exclusive = 1;
+    sc.u.scan.init = 10;
+    CHECK(host_sort(&sc) == TFL_OK, "exclusive scan");
+    CHECK(ex[0] == 10 && ex[1] == 13 && ex[2] == 13 && ex[3] == 17 && ex[4] == 18, "exclusive scan values");
+    uint8_t yes = 1, no = 0;
+    tfl_sort_op as = { .kind = TFL_SORT_ASSERT };
+    as.u.assert_.flag = &yes;
+    as.u.assert_.msg = "fine";
+    CHECK(host_sort(&as) == TFL_OK, "assert true");
+    as.u.assert_.flag = &no;
+    as.u.assert_.msg = "index out of bounds (expected)";
+    CHECK(host_sort(&as) == TFL_ERR_DEVICE, "assert false fails");
+}
+
+/* PyTorch's embedding backward by segments, step by step as the GPU runs
+ * it, on registered (device-visible) memory. */
+static void test_embedding_segments(void)
+{
+    enum { N = 600, V = 37, L = 5 };
+    static int64_t idx[N], sorted[N], pos[N], seg_off[N], pps[N], ppso[N], pso[N];
+    static float grad[N * L], acc[N * L], gw[V * L];
+    static int64_t nseg, npart;
+    for (int i = 0; i < N; i++) {
+        idx[i] = (int64_t)(next() % V);
+        if (i % 50 == 0)
+            idx[i] = 7;                        /* one long segment: several partials */
+        for (int f = 0; f < L; f++)
+            grad[i * L + f] = (float)((int)(next() % 200) - 100) / 8.0f;
+    }
+    for (int k = 0; k < V * L; k++)
+        gw[k] = 0;
+    /* sort by counting (independent of the radix code), stable */
+    int n = 0;
+    for (int v = 0; v < V; v++)
+        for (int i = 0; i < N; i++)
+            if (idx[i] == v) {
+                sorted[n] = v;
+                pos[n++] = i;
+            }
+    void *regs[] = { idx, sorted, pos, seg_off, pps, ppso, pso, grad, acc, gw, &nseg, &npart };
+    size_t sizes[] = { sizeof idx, sizeof sorted, sizeof pos, sizeof seg_off, sizeof pps, sizeof ppso,
+                       sizeof pso, sizeof grad, sizeof acc, sizeof gw, 8, 8 };
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        CHECK(tfl_mem_register(regs[i], sizes[i], TFL_MEM_HOST_REGISTERED, 0, 0) == TFL_OK, "register %zu", i);
+    tfl_sort_op u = { .kind = TFL_SORT_RUNS, .key = TFL_SORT_KEY_I64, .value_size = 8 };
+    u.u.runs.keys_in = sorted;
+    u.u.runs.values_out = seg_off;
+    u.u.runs.num_out = &nseg;
+    u.u.runs.num_out_size = 8;
+    u.u.runs.n = N;
+    CHECK(host_sort(&u) == TFL_OK, "segments");
+    tfl_sort_op s = { .kind = TFL_SORT_SEGMENTS };
+    s.u.seg.index_size = 8;
+    s.u.seg.dtype = TFL_DT_F32;
+    s.u.seg.rows_per_partial = 10;
+    s.u.seg.padding_idx = -1;
+    s.u.seg.num_segments = &nseg;
+    s.u.seg.step = TFL_SEG_PARTIALS_PER_SEGMENT;
+    s.u.seg.out = pps;
+    s.u.seg.offsets = seg_off;
+    s.u.seg.numel = N;
+    CHECK(host_sort(&s) == TFL_OK, "partials per segment");
+    tfl_sort_op sc = { .kind = TFL_SORT_SCAN };
+    sc.u.scan.in = pps;
+    sc.u.scan.out = ppso;
+    sc.u.scan.in_size = sc.u.scan.acc_size = sc.u.scan.out_size = 8;
+    sc.u.scan.n = nseg;
+    sc.u.scan.exclusive = 1;
+    CHECK(host_sort(&sc) == TFL_OK, "partial offsets scan");
+    s.u.seg.step = TFL_SEG_NUM_PARTIALS;
+    s.u.seg.a = pps;
+    s.u.seg.b = ppso;
+    s.u.seg.num_partials_out = &npart;
+    s.u.seg.numel = -1;
+    CHECK(host_sort(&s) == TFL_OK, "partial count");
+    s.u.seg.step = TFL_SEG_PARTIAL_OFFSETS;
+    s.u.seg.out = pso;
+    CHECK(host_sort(&s) == TFL_OK, "partial offsets");
+    s.u.seg.step = TFL_SEG_GRAD_WEIGHT;
+    s.u.seg.rows = pos;
+    s.u.seg.grad = grad;
+    s.u.seg.offsets = pso;
+    s.u.seg.num_partials = &npart;
+    s.u.seg.acc = acc;
+    s.u.seg.stride = L;
+    s.u.seg.numel = N;
+    CHECK(host_sort(&s) == TFL_OK, "partial sums");
+    s.u.seg.step = TFL_SEG_SUM_SCATTER;
+    s.u.seg.sorted = sorted;
+    s.u.seg.weight = gw;
+    s.u.seg.offsets = seg_off;
+    s.u.seg.b = ppso;
+    s.u.seg.numel = -1;
+    CHECK(host_sort(&s) == TFL_OK, "sum and scatter");
+    double ref[V * L] = { 0 };
+    for (int i = 0; i < N; i++)
+        for (int f = 0; f < L; f++)
+            ref[idx[i] * L + f] += grad[i * L + f];
+    for (int k = 0; k < V * L; k++)
+        CHECK(fabs(gw[k] - ref[k]) <= 1e-4 * (1 + fabs(ref[k])), "gw[%d] %g vs %g", k, gw[k], ref[k]);
+    /* a segment count past the arrays is refused, nothing written */
+    nseg = N + 1;
+    s.u.seg.step = TFL_SEG_PARTIALS_PER_SEGMENT;
+    s.u.seg.out = pps;
+    s.u.seg.numel = N;
+    CHECK(host_sort(&s) == TFL_ERR_DEVICE, "too many segments refused");
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        tfl_mem_unregister(regs[i], TFL_MEM_HOST_REGISTERED);
+    /* unregistered output memory is refused */
+    int64_t sin[2] = { 1, 2 }, sidx[2] = { 0, 1 }, sout[2];
+    tfl_sort_op sct = { .kind = TFL_SORT_SCATTER };
+    sct.u.scatter.in = sin;
+    sct.u.scatter.index = sidx;
+    sct.u.scatter.out = sout;
+    sct.u.scatter.n = 2;
+    CHECK(host_sort(&sct) == TFL_ERR_DEVICE, "scatter to non-device memory refused");
+}
+
 int main(void)
 {
     for (int desc = 0; desc < 2; desc++) {
@@ -384,6 +557,8 @@ int main(void)
     test_fill_gather();
     test_shuffle_ties();
     test_refusals();
+    test_seq_basics();
+    test_embedding_segments();
     printf("test_ops_sort: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }
