@@ -90,7 +90,29 @@ typedef enum tfl_sort_kind {
     TFL_SORT_RUN_STARTS = 10,
     /* int64 out[index[i]] = in[i] for i < n (index int64). */
     TFL_SORT_SCATTER = 11,
+    /* Per slice (TFL_SORT_SLICES-style offsets for input, values and
+     * indices; slice length n, input stride along it): order the slice by
+     * radix select order (the key order above, but -0.0 before +0.0 and
+     * every NaN the largest) and take the kk-th smallest (1-based):
+     *  TFL_SELECT_KTH: kk = k;
+     *  TFL_SELECT_MEDIAN: with c NaNs, kk = (c && !ignore_nan) ? n
+     *    : (n - c - 1) / 2 + 1;
+     * values[s] = that key; indices[s] (int64) = the first i whose key
+     * == it (the type's ==, or both NaN). */
+    TFL_SORT_SELECT = 12,
 } tfl_sort_kind;
+
+typedef enum tfl_sort_select_mode {
+    TFL_SELECT_KTH = 1,
+    TFL_SELECT_MEDIAN = 2,
+} tfl_sort_select_mode;
+
+/* A strided view's slice starts (see TFL_SORT_SLICES). */
+typedef struct tfl_sort_view {
+    void *data;
+    int ndim;                   /* 0: slice s starts at element s */
+    int64_t sizes[TFL_SORT_MAX_DIMS], strides[TFL_SORT_MAX_DIMS];
+} tfl_sort_view;
 
 /* TFL_SORT_SEGMENTS steps; G = *num_segments, P = *num_partials,
  * R = rows_per_partial, all arrays index_t unless said otherwise.  The
@@ -118,6 +140,7 @@ typedef enum tfl_sort_segment_step {
 enum {
     TFL_SORT_DESCENDING = 1u << 0,
     TFL_SORT_NAN_EQUAL = 1u << 1,   /* all NaNs are one key, the largest */
+    TFL_SORT_SIGNED_ZERO = 1u << 2, /* -0.0 sorts before +0.0 (no -0.0 fix) */
 };
 
 /* Key types: the tfl_dtype ones plus the integer widths PyTorch sorts
@@ -234,6 +257,12 @@ typedef struct tfl_sort_op {
             int64_t numel;              /* -1 where the kernel is not told it */
             int64_t stride, rows_per_partial, padding_idx;
         } seg;
+        struct {                /* TFL_SORT_SELECT (key) */
+            tfl_sort_select_mode mode;
+            int ignore_nan;
+            int64_t k, slices, slice_len, stride;
+            tfl_sort_view in, values, indices;
+        } select;
         struct {                /* TFL_SORT_RUN_STARTS */
             const void *keys;
             int32_t *out;

@@ -69,7 +69,7 @@ static inline uint64_t radix_key(tfl_sort_key k, const void *p, unsigned flags)
         if (nan && (flags & TFL_SORT_NAN_EQUAL))
             b = mask;                         /* above +inf's pattern */
         else {
-            if (b == sign)
+            if (b == sign && !(flags & TFL_SORT_SIGNED_ZERO))
                 b = 0;                        /* -0.0 sorts as +0.0 */
             b = (b & sign) ? (~b & mask) : (b | sign);
         }
@@ -131,7 +131,7 @@ int host_sort_supported(const tfl_sort_op *op)
 {
     if (!op || !valid_value_size(op->value_size))
         return 0;
-    if (op->kind >= TFL_SORT_ASSERT)
+    if (op->kind >= TFL_SORT_ASSERT && op->kind != TFL_SORT_SELECT)
         return host_sort_seq_supported(op);
     if (!tfl_sort_key_size(op->key))
         return 0;
@@ -147,6 +147,11 @@ int host_sort_supported(const tfl_sort_op *op)
         return op->value_size > 0;
     if (op->kind == TFL_SORT_SHUFFLE_TIES)
         return (op->key == TFL_SORT_KEY_I32 || op->key == TFL_SORT_KEY_I64) && op->value_size > 0;
+    if (op->kind == TFL_SORT_SELECT)
+        return (op->u.select.mode == TFL_SELECT_KTH || op->u.select.mode == TFL_SELECT_MEDIAN) &&
+               op->u.select.in.ndim >= 0 && op->u.select.in.ndim <= TFL_SORT_MAX_DIMS &&
+               op->u.select.values.ndim >= 0 && op->u.select.values.ndim <= TFL_SORT_MAX_DIMS &&
+               op->u.select.indices.ndim >= 0 && op->u.select.indices.ndim <= TFL_SORT_MAX_DIMS;
     return host_sort_seq_supported(op);
 }
 
@@ -450,6 +455,73 @@ static tfl_status run_shuffle(const tfl_sort_op *op)
     return TFL_OK;
 }
 
+/* ------------------------------------------------ k-th value, median */
+
+static int is_float_key(tfl_sort_key k)
+{
+    return k == TFL_SORT_KEY_F32 || k == TFL_SORT_KEY_F64 || k == TFL_SORT_KEY_F16 ||
+           k == TFL_SORT_KEY_BF16;
+}
+
+static tfl_status run_select(const tfl_sort_op *op)
+{
+    const int64_t S = op->u.select.slices, n = op->u.select.slice_len;
+    if (S < 0 || n < 0)
+        return TFL_ERR_INVALID;
+    if (S == 0 || n == 0)
+        return TFL_OK;
+    if (!op->u.select.in.data || !op->u.select.values.data || !op->u.select.indices.data)
+        return TFL_ERR_INVALID;
+    const tfl_sort_key key = op->key;
+    const size_t ks = tfl_sort_key_size(key);
+    const int bits = (int)ks * 8;
+    const uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    const unsigned flags = TFL_SORT_NAN_EQUAL | TFL_SORT_SIGNED_ZERO;
+    const int fp = is_float_key(key);
+    kv *a = malloc((size_t)n * sizeof *a * 2);
+    if (!a)
+        return TFL_ERR_NOMEM;
+    for (int64_t s = 0; s < S; s++) {
+        const unsigned char *in = (const unsigned char *)op->u.select.in.data +
+            slice_offset(s, op->u.select.in.ndim, op->u.select.in.sizes, op->u.select.in.strides) * (int64_t)ks;
+        const int64_t st = op->u.select.stride * (int64_t)ks;
+        int64_t nans = 0;
+        for (int64_t i = 0; i < n; i++) {
+            a[i].key = radix_key(key, in + i * st, flags);
+            a[i].pos = i;
+            nans += fp && a[i].key == mask;
+        }
+        int64_t kk;
+        if (op->u.select.mode == TFL_SELECT_KTH)
+            kk = op->u.select.k;
+        else
+            kk = (nans && !op->u.select.ignore_nan) ? n : (n - nans - 1) / 2 + 1;
+        if (kk < 1 || kk > n) {
+            free(a);
+            tfl_error("sort: select rank %lld of a slice of %lld", (long long)kk, (long long)n);
+            return TFL_ERR_INVALID;
+        }
+        sort_kv(a, a + n, n, bits);
+        const unsigned char *kth = in + a[kk - 1].pos * st;
+        const int kth_nan = fp && a[kk - 1].key == mask;
+        int64_t found = n;
+        for (int64_t i = 0; i < n && found == n; i++) {
+            const unsigned char *v = in + i * st;
+            if (host_sort_key_eq(key, v, kth) || (kth_nan && radix_key(key, v, flags) == mask))
+                found = i;
+        }
+        unsigned char *vo = (unsigned char *)op->u.select.values.data +
+            slice_offset(s, op->u.select.values.ndim, op->u.select.values.sizes, op->u.select.values.strides) *
+                (int64_t)ks;
+        int64_t *io = (int64_t *)op->u.select.indices.data +
+            slice_offset(s, op->u.select.indices.ndim, op->u.select.indices.sizes, op->u.select.indices.strides);
+        memcpy(vo, kth, ks);
+        *io = found;
+    }
+    free(a);
+    return TFL_OK;
+}
+
 tfl_status host_sort(const tfl_sort_op *op)
 {
     if (!host_sort_supported(op))
@@ -460,6 +532,7 @@ tfl_status host_sort(const tfl_sort_op *op)
     case TFL_SORT_FILL_INDEX: return run_fill(op);
     case TFL_SORT_GATHER_PAIRS: return run_gather(op);
     case TFL_SORT_SHUFFLE_TIES: return run_shuffle(op);
+    case TFL_SORT_SELECT: return run_select(op);
     default: return host_sort_seq(op);
     }
 }

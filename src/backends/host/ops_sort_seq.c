@@ -55,7 +55,7 @@ int host_sort_seq_supported(const tfl_sort_op *op)
 }
 
 /* key i equals key j as the type's == does */
-static int key_eq(tfl_sort_key k, const unsigned char *a, const unsigned char *b)
+int host_sort_key_eq(tfl_sort_key k, const unsigned char *a, const unsigned char *b)
 {
     switch (k) {
     case TFL_SORT_KEY_F32: {
@@ -96,7 +96,7 @@ static tfl_status run_runs(const tfl_sort_op *op)
     const unsigned char *k = op->u.runs.keys_in;
     int64_t runs = 0, start = 0;
     for (int64_t i = 0; i <= n; i++) {
-        if (i > 0 && (i == n || !key_eq(op->key, k + i * (int64_t)ks, k + (i - 1) * (int64_t)ks))) {
+        if (i > 0 && (i == n || !host_sort_key_eq(op->key, k + i * (int64_t)ks, k + (i - 1) * (int64_t)ks))) {
             if (op->u.runs.keys_out)
                 memcpy((unsigned char *)op->u.runs.keys_out + runs * (int64_t)ks, k + start * (int64_t)ks, ks);
             if (op->u.runs.values_out) {
@@ -336,7 +336,7 @@ tfl_status host_sort_seq(const tfl_sort_op *op)
             return TFL_ERR_INVALID;
         const unsigned char *k = op->u.starts.keys;
         for (int64_t i = 0; i < n; i++)
-            op->u.starts.out[i] = i > 0 && !key_eq(op->key, k + i * (int64_t)ks, k + (i - 1) * (int64_t)ks);
+            op->u.starts.out[i] = i > 0 && !host_sort_key_eq(op->key, k + i * (int64_t)ks, k + (i - 1) * (int64_t)ks);
         return TFL_OK;
     }
     case TFL_SORT_SCATTER: {

@@ -10,5 +10,7 @@
 
 int host_sort_seq_supported(const tfl_sort_op *op);
 tfl_status host_sort_seq(const tfl_sort_op *op);
+/* a == b as the key type's == (NaN equals nothing, -0.0 == +0.0) */
+int host_sort_key_eq(tfl_sort_key k, const unsigned char *a, const unsigned char *b);
 
 #endif

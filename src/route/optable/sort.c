@@ -79,13 +79,15 @@ static int match(const char *m, void **cookie)
         !strstr(m, "SortStable_cu") && !strstr(m, "randperm_handle_duplicate_keys") &&
         !strstr(m, "_assert_async_cuda_kernel") && !strstr(m, "4scan") &&
         !strstr(m, "13unique_by_key") && !strstr(m, "Embedding") && !strstr(m, "UniqueCub_cu") &&
-        !strstr(m, "6select23DeviceSelectSweepKernel") && !strstr(m, "3rle6encode"))
+        !strstr(m, "6select23DeviceSelectSweepKernel") && !strstr(m, "3rle6encode") &&
+        !strstr(m, "14gatherKthValue") && !strstr(m, "12gatherMedian"))
         return 0;
     char *d = tfl_pt_demangle(m);
     if (!d)
         return 0;
     sort_kernel k = { 0 };
-    int ok = sort_match_pytorch(d, &k) || sort_match_cub(d, &k) || sort_match_seq(d, &k);
+    int ok = sort_match_pytorch(d, &k) || sort_match_cub(d, &k) || sort_match_seq(d, &k) ||
+             sort_match_select(d, &k);
     free(d);
     if (!ok)
         return 0;
@@ -111,7 +113,9 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     tfl_op op = { .kind = TFL_OP_SORT, .name = k->name };
     int route = 0;
     tfl_status st;
-    if (k->kind >= SK_ASSERT)
+    if (k->kind == SK_KTHVALUE || k->kind == SK_MEDIAN)
+        st = sort_run_select(c, k, &op, &route, err, errlen);
+    else if (k->kind >= SK_ASSERT)
         st = sort_run_seq(c, k, &op, &route, err, errlen);
     else if (k->kind == SK_ONESWEEP || k->kind == SK_DOWNSWEEP || k->kind == SK_SINGLE_TILE ||
              k->kind == SK_SEGMENTED || k->kind == SK_NOOP)

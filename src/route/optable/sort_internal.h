@@ -37,6 +37,8 @@ enum {
     SK_SCATTER,           /* UniqueCub.cu scatter_kernel               */
     SK_SELECT_UNIQUE,     /* cub DeviceSelectSweepKernel (unique)      */
     SK_RLE,               /* cub DeviceReduceByKeyKernel (rle encode)  */
+    SK_KTHVALUE,          /* Sorting.cu gatherKthValue (sort_select.c) */
+    SK_MEDIAN,            /* Sorting.cu gatherMedian                   */
 };
 
 typedef struct sort_kernel {
@@ -72,5 +74,10 @@ tfl_status sort_run_cub(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
 int sort_match_seq(const char *demangled, sort_kernel *k);
 tfl_status sort_run_seq(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
                         int *route, char *err, size_t errlen);
+
+/* --- sort_select.c: kthvalue / median */
+int sort_match_select(const char *demangled, sort_kernel *k);
+tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
+                           int *route, char *err, size_t errlen);
 
 #endif

@@ -240,3 +240,35 @@ def test_unique_consecutive_and_2d(cuda, n):
     b = torch.unique(m.to(cuda), return_inverse=True)
     for p, q in zip(b, a):
         assert same(p, q)
+
+
+# --- radix select: kthvalue, median, nanmedian (gatherKthValue,
+# gatherMedian).  Values exactly as the CPU; indices must point at an
+# element equal to the value (ties may pick another one than the CPU).
+
+def _value_at(x, dim, i):
+    return x.gather(dim, i.cpu().unsqueeze(dim)).squeeze(dim)
+
+
+@pytest.mark.parametrize("shape,dim", [((1,), 0), ((10,), 0), ((7, 33), 1), ((33, 7), 0), ((4, 5, 6), 1),
+                                       ((1000,), 0), ((3, 4097), 1)])
+@pytest.mark.parametrize("dtype,nan", [(torch.float32, False), (torch.float32, True),
+                                       (torch.float64, False), (torch.float64, True),
+                                       (torch.int64, False), (torch.int32, False)])
+def test_kthvalue_median(cuda, shape, dim, dtype, nan):
+    g = torch.Generator().manual_seed(sum(shape))
+    x = (torch.randn(shape, generator=g) * 10).round().to(dtype)    # many ties
+    if nan:
+        x.view(-1)[::5] = float("nan")
+    xd = x.to(cuda)
+    n = x.shape[dim]
+    for k in sorted({1, (n + 1) // 2, n}):
+        v, i = torch.kthvalue(xd, k, dim=dim)
+        vc, _ = torch.kthvalue(x, k, dim=dim)
+        assert same(v, vc)
+        assert same(_value_at(x, dim, i), vc)
+    for fn in (torch.median, torch.nanmedian):
+        v, i = fn(xd, dim=dim)
+        vc, _ = fn(x, dim=dim)
+        assert same(v, vc)
+        assert same(_value_at(x, dim, i), vc)

@@ -1,0 +1,155 @@
+/*
+ * sort_select.c - the "sort" family's decoders for PyTorch's radix-select
+ * kernels (Sorting.cu, torch 2.11.0+cu130, sm_80 layouts from the cubins):
+ *
+ *  gatherKthValue<T, index_t, Dim>(TensorInfo<const T, index_t> input,
+ *    index_t sliceSize, index_t k, index_t numSlices, index_t stride,
+ *    TensorInfo<T, index_t> values, TensorInfo<long, index_t> indices)
+ *    index_t int: 664 bytes (TensorInfos of 216 @0, @232, @448; the four
+ *    ints @216..228); index_t long: 1280 bytes (416-byte TensorInfos @0,
+ *    @448, @864; longs @416..440).  torch.kthvalue.
+ *  gatherMedian<T, index_t, Dim>(TensorInfo<T> values, TensorInfo<long>
+ *    indices, TensorInfo<const T> input, index_t sliceSize, index_t
+ *    numSlices, index_t stride, bool ignore_nan), index_t unsigned int
+ *    (661 bytes) or unsigned long (1273).  torch.median / nanmedian with
+ *    a dim.
+ * TensorInfo<T, index_t>: data @0, sizes[25] @8, strides[25] after them,
+ * dims last (int).  Each block takes slice IndexToOffset<Dim>(blockId) of
+ * every tensor (the selected dimension has size 1 there); radixSelect's
+ * order is TopKTypeConfig's (-0.0 before +0.0, NaN largest).  kthvalue's
+ * index is the smallest matching one (atomicMin); median's is whichever
+ * thread's first match lands last on a GPU, the smallest here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/mem.h"
+#include "route/optable/pt_abi.h"
+#include "route/optable/sort_internal.h"
+
+static int read_view(const tfl_kcall *c, int i, int wide, tfl_sort_view *v)
+{
+    const unsigned char *b = c->args[i];
+    const size_t is = wide ? 8 : 4, dims_at = 8 + 2 * 25 * is;
+    memcpy(&v->data, b, sizeof(void *));
+    int32_t nd;
+    memcpy(&nd, b + dims_at, 4);
+    if (nd < 1 || nd > TFL_SORT_MAX_DIMS)
+        return 0;
+    v->ndim = nd;
+    for (int d = 0; d < nd; d++) {
+        if (wide) {
+            int64_t s, st;
+            memcpy(&s, b + 8 + 8 * d, 8);
+            memcpy(&st, b + 8 + 200 + 8 * d, 8);
+            v->sizes[d] = s;
+            v->strides[d] = st;
+        } else {
+            uint32_t s, st;
+            memcpy(&s, b + 8 + 4 * d, 4);
+            memcpy(&st, b + 108 + 4 * d, 4);
+            v->sizes[d] = s;
+            v->strides[d] = st;
+        }
+        if (v->sizes[d] < 0 || v->strides[d] < 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int64_t rd_index(const tfl_kcall *c, int i, int wide)
+{
+    return wide ? TFL_KARG(c, int64_t, i) : (int64_t)TFL_KARG(c, uint32_t, i);
+}
+
+/* highest element any slice start reaches (IndexToOffset; the slice dim
+ * has size 1) */
+static int64_t view_span(const tfl_sort_view *v)
+{
+    int64_t m = 0;
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sizes[d] > 0)
+            m += (v->sizes[d] - 1) * v->strides[d];
+    return m;
+}
+
+int sort_match_select(const char *d, sort_kernel *k)
+{
+    const char *p;
+    int kind;
+    if ((p = strstr(d, "at::native::(anonymous namespace)::gatherKthValue<")))
+        kind = SK_KTHVALUE;
+    else if ((p = strstr(d, "at::native::(anonymous namespace)::gatherMedian<")))
+        kind = SK_MEDIAN;
+    else
+        return 0;
+    p = strchr(p, '<');
+    const char *as[4];
+    size_t al[4];
+    if (tfl_pt_template_args(p, as, al, 4) != 3 || !sort_key_type(as[0], al[0], &k->key))
+        return 0;
+    if (sort_arg_is(as[1], al[1], "int") || sort_arg_is(as[1], al[1], "unsigned int"))
+        k->offset_size = 4;
+    else if (sort_arg_is(as[1], al[1], "long") || sort_arg_is(as[1], al[1], "unsigned long"))
+        k->offset_size = 8;
+    else
+        return 0;
+    char buf[8];
+    if (al[2] >= sizeof buf)
+        return 0;
+    memcpy(buf, as[2], al[2]);
+    buf[al[2]] = 0;
+    k->key_dims = (int)strtol(buf, NULL, 10);
+    if (k->key_dims == 0 || k->key_dims < -1)
+        return 0;
+    k->kind = kind;
+    k->name = kind == SK_KTHVALUE ? "kthvalue" : "median";
+    return 1;
+}
+
+tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, int *route,
+                           char *err, size_t errlen)
+{
+    tfl_sort_op *s = &op->u.sort;
+    const int wide = k->offset_size == 8;
+    s->kind = TFL_SORT_SELECT;
+    s->key = k->key;
+    int ok;
+    if (k->kind == SK_KTHVALUE) {
+        s->u.select.mode = TFL_SELECT_KTH;
+        ok = read_view(c, 0, wide, &s->u.select.in) && read_view(c, 5, wide, &s->u.select.values) &&
+             read_view(c, 6, wide, &s->u.select.indices);
+        s->u.select.slice_len = rd_index(c, 1, wide);
+        s->u.select.k = rd_index(c, 2, wide);
+        s->u.select.slices = rd_index(c, 3, wide);
+        s->u.select.stride = rd_index(c, 4, wide);
+    } else {
+        s->u.select.mode = TFL_SELECT_MEDIAN;
+        ok = read_view(c, 0, wide, &s->u.select.values) && read_view(c, 1, wide, &s->u.select.indices) &&
+             read_view(c, 2, wide, &s->u.select.in);
+        s->u.select.slice_len = rd_index(c, 3, wide);
+        s->u.select.slices = rd_index(c, 4, wide);
+        s->u.select.stride = rd_index(c, 5, wide);
+        s->u.select.ignore_nan = *(const uint8_t *)c->args[6] != 0;
+    }
+    if (!ok || s->u.select.slice_len < 0 || s->u.select.slices < 0 || s->u.select.stride < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (k->key_dims > 0 && (s->u.select.in.ndim != k->key_dims || s->u.select.values.ndim != k->key_dims ||
+                            s->u.select.indices.ndim != k->key_dims))
+        return TFL_ERR_UNSUPPORTED;
+    const int64_t S = s->u.select.slices, n = s->u.select.slice_len;
+    if (S == 0 || n == 0)
+        return TFL_OK;
+    if (k->kind == SK_KTHVALUE && (s->u.select.k < 1 || s->u.select.k > n))
+        return TFL_ERR_UNSUPPORTED;
+    const size_t ks = tfl_sort_key_size(k->key);
+    if (!tfl_kdev_ok(s->u.select.in.data, (size_t)(view_span(&s->u.select.in) + (n - 1) * s->u.select.stride + 1) * ks) ||
+        !tfl_kdev_ok(s->u.select.values.data, (size_t)(view_span(&s->u.select.values) + 1) * ks) ||
+        !tfl_kdev_ok(s->u.select.indices.data, (size_t)(view_span(&s->u.select.indices) + 1) * 8)) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", k->name);
+        return TFL_ERR_DEVICE;
+    }
+    *route = 1;
+    return TFL_OK;
+}
