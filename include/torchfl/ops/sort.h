@@ -98,13 +98,19 @@ typedef enum tfl_sort_kind {
      *  TFL_SELECT_MEDIAN: with c NaNs, kk = (c && !ignore_nan) ? n
      *    : (n - c - 1) / 2 + 1;
      * values[s] = that key; indices[s] (int64) = the first i whose key
-     * == it (the type's ==, or both NaN). */
+     * == it (the type's ==, or both NaN).
+     *  TFL_SELECT_TOPK: the k largest (largest) or smallest: with kth the
+     *    k-th largest/smallest key, first every item beyond kth in slice
+     *    order, then items equal to kth in slice order until k are out;
+     *    item j goes to values[s-th start + j*out_stride] and its slice
+     *    position to indices[... + j*index_stride]. */
     TFL_SORT_SELECT = 12,
 } tfl_sort_kind;
 
 typedef enum tfl_sort_select_mode {
     TFL_SELECT_KTH = 1,
     TFL_SELECT_MEDIAN = 2,
+    TFL_SELECT_TOPK = 3,
 } tfl_sort_select_mode;
 
 /* A strided view's slice starts (see TFL_SORT_SLICES). */
@@ -259,8 +265,9 @@ typedef struct tfl_sort_op {
         } seg;
         struct {                /* TFL_SORT_SELECT (key) */
             tfl_sort_select_mode mode;
-            int ignore_nan;
+            int ignore_nan, largest;
             int64_t k, slices, slice_len, stride;
+            int64_t out_stride, index_stride;   /* TFL_SELECT_TOPK */
             tfl_sort_view in, values, indices;
         } select;
         struct {                /* TFL_SORT_RUN_STARTS */

@@ -148,7 +148,8 @@ int host_sort_supported(const tfl_sort_op *op)
     if (op->kind == TFL_SORT_SHUFFLE_TIES)
         return (op->key == TFL_SORT_KEY_I32 || op->key == TFL_SORT_KEY_I64) && op->value_size > 0;
     if (op->kind == TFL_SORT_SELECT)
-        return (op->u.select.mode == TFL_SELECT_KTH || op->u.select.mode == TFL_SELECT_MEDIAN) &&
+        return (op->u.select.mode == TFL_SELECT_KTH || op->u.select.mode == TFL_SELECT_MEDIAN ||
+                op->u.select.mode == TFL_SELECT_TOPK) &&
                op->u.select.in.ndim >= 0 && op->u.select.in.ndim <= TFL_SORT_MAX_DIMS &&
                op->u.select.values.ndim >= 0 && op->u.select.values.ndim <= TFL_SORT_MAX_DIMS &&
                op->u.select.indices.ndim >= 0 && op->u.select.indices.ndim <= TFL_SORT_MAX_DIMS;
@@ -492,6 +493,47 @@ static tfl_status run_select(const tfl_sort_op *op)
             nans += fp && a[i].key == mask;
         }
         int64_t kk;
+        if (op->u.select.mode == TFL_SELECT_TOPK) {
+            const int64_t k = op->u.select.k;
+            if (k < 0 || k > n) {
+                free(a);
+                tfl_error("sort: topk of %lld from a slice of %lld", (long long)k, (long long)n);
+                return TFL_ERR_INVALID;
+            }
+            if (k == 0)
+                continue;
+            unsigned char *vo = (unsigned char *)op->u.select.values.data +
+                slice_offset(s, op->u.select.values.ndim, op->u.select.values.sizes, op->u.select.values.strides) *
+                    (int64_t)ks;
+            int64_t *io = (int64_t *)op->u.select.indices.data +
+                slice_offset(s, op->u.select.indices.ndim, op->u.select.indices.sizes, op->u.select.indices.strides);
+            const int largest = op->u.select.largest;
+            /* keep the keys in slice order: sort a copy for the threshold */
+            kv *b = a + n;
+            memcpy(b, a, (size_t)n * sizeof *a);
+            kv *tmp = malloc((size_t)n * sizeof *tmp);
+            if (!tmp) {
+                free(a);
+                return TFL_ERR_NOMEM;
+            }
+            sort_kv(b, tmp, n, bits);
+            free(tmp);
+            const uint64_t kth = largest ? b[n - k].key : b[k - 1].key;
+            int64_t w = 0;
+            for (int64_t i = 0; i < n; i++)
+                if (largest ? a[i].key > kth : a[i].key < kth) {
+                    memcpy(vo + w * op->u.select.out_stride * (int64_t)ks, in + i * st, ks);
+                    io[w * op->u.select.index_stride] = i;
+                    w++;
+                }
+            for (int64_t i = 0; i < n && w < k; i++)
+                if (a[i].key == kth) {
+                    memcpy(vo + w * op->u.select.out_stride * (int64_t)ks, in + i * st, ks);
+                    io[w * op->u.select.index_stride] = i;
+                    w++;
+                }
+            continue;
+        }
         if (op->u.select.mode == TFL_SELECT_KTH)
             kk = op->u.select.k;
         else

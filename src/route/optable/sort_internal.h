@@ -39,6 +39,7 @@ enum {
     SK_RLE,               /* cub DeviceReduceByKeyKernel (rle encode)  */
     SK_KTHVALUE,          /* Sorting.cu gatherKthValue (sort_select.c) */
     SK_MEDIAN,            /* Sorting.cu gatherMedian                   */
+    SK_TOPK,              /* TensorTopK.cu sbtopk::gatherTopK          */
 };
 
 typedef struct sort_kernel {

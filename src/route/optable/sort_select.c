@@ -8,6 +8,15 @@
  *    index_t int: 664 bytes (TensorInfos of 216 @0, @232, @448; the four
  *    ints @216..228); index_t long: 1280 bytes (416-byte TensorInfos @0,
  *    @448, @864; longs @416..440).  torch.kthvalue.
+ *  sbtopk::gatherTopK<T, IndexType, Dim, false>(TensorInfo<const T> input,
+ *    sliceSize, k, bool largest, numSlices, stride, TensorInfo<T> topK,
+ *    topKStride, TensorInfo<long> indices, indicesStride, T *kthValues)
+ *    IndexType unsigned int: 696 bytes (input @0, ints @216 220, bool
+ *    @224, ints @228 232, topK @240, @456, indices @464, @680, ptr @688).
+ *    torch.topk (single-block path); entries beyond the k-th in slice
+ *    order, then ties with it in slice order (the CUDA, non-ROCm,
+ *    prefix-scan version).  WithKthValues = true (multi-block topk) is
+ *    not decoded.
  *  gatherMedian<T, index_t, Dim>(TensorInfo<T> values, TensorInfo<long>
  *    indices, TensorInfo<const T> input, index_t sliceSize, index_t
  *    numSlices, index_t stride, bool ignore_nan), index_t unsigned int
@@ -74,20 +83,33 @@ static int64_t view_span(const tfl_sort_view *v)
     return m;
 }
 
+/* how far past its slice start a topk output reaches */
+static int64_t out_reach(const tfl_sort_op *s, int64_t stride)
+{
+    return s->u.select.mode == TFL_SELECT_TOPK && s->u.select.k > 0 ? (s->u.select.k - 1) * stride : 0;
+}
+
 int sort_match_select(const char *d, sort_kernel *k)
 {
     const char *p;
     int kind;
-    if ((p = strstr(d, "at::native::(anonymous namespace)::gatherKthValue<")))
+    if ((p = strstr(d, "at::native::sbtopk::gatherTopK<")))
+        kind = SK_TOPK;
+    else if ((p = strstr(d, "at::native::(anonymous namespace)::gatherKthValue<")))
         kind = SK_KTHVALUE;
     else if ((p = strstr(d, "at::native::(anonymous namespace)::gatherMedian<")))
         kind = SK_MEDIAN;
     else
         return 0;
     p = strchr(p, '<');
-    const char *as[4];
-    size_t al[4];
-    if (tfl_pt_template_args(p, as, al, 4) != 3 || !sort_key_type(as[0], al[0], &k->key))
+    const char *as[5];
+    size_t al[5];
+    const int n = tfl_pt_template_args(p, as, al, 5);
+    if (n != (kind == SK_TOPK ? 4 : 3) || !sort_key_type(as[0], al[0], &k->key))
+        return 0;
+    /* WithKthValues (the multi-block path's precomputed k-th values) is
+     * not decoded */
+    if (kind == SK_TOPK && !sort_arg_is(as[3], al[3], "false"))
         return 0;
     if (sort_arg_is(as[1], al[1], "int") || sort_arg_is(as[1], al[1], "unsigned int"))
         k->offset_size = 4;
@@ -104,7 +126,7 @@ int sort_match_select(const char *d, sort_kernel *k)
     if (k->key_dims == 0 || k->key_dims < -1)
         return 0;
     k->kind = kind;
-    k->name = kind == SK_KTHVALUE ? "kthvalue" : "median";
+    k->name = kind == SK_KTHVALUE ? "kthvalue" : kind == SK_MEDIAN ? "median" : "topk";
     return 1;
 }
 
@@ -124,6 +146,22 @@ tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         s->u.select.k = rd_index(c, 2, wide);
         s->u.select.slices = rd_index(c, 3, wide);
         s->u.select.stride = rd_index(c, 4, wide);
+    } else if (k->kind == SK_TOPK) {
+        /* (input, sliceSize, k, bool largest, numSlices, stride, topK,
+         *  topKStride, indices, indicesStride, kthValues (unused here)) */
+        s->u.select.mode = TFL_SELECT_TOPK;
+        ok = read_view(c, 0, wide, &s->u.select.in) && read_view(c, 6, wide, &s->u.select.values) &&
+             read_view(c, 8, wide, &s->u.select.indices);
+        s->u.select.slice_len = rd_index(c, 1, wide);
+        s->u.select.k = rd_index(c, 2, wide);
+        s->u.select.largest = *(const uint8_t *)c->args[3] != 0;
+        s->u.select.slices = rd_index(c, 4, wide);
+        s->u.select.stride = rd_index(c, 5, wide);
+        s->u.select.out_stride = rd_index(c, 7, wide);
+        s->u.select.index_stride = rd_index(c, 9, wide);
+        if (s->u.select.out_stride < 0 || s->u.select.index_stride < 0 || s->u.select.k < 0 ||
+            s->u.select.k > s->u.select.slice_len)
+            return TFL_ERR_UNSUPPORTED;
     } else {
         s->u.select.mode = TFL_SELECT_MEDIAN;
         ok = read_view(c, 0, wide, &s->u.select.values) && read_view(c, 1, wide, &s->u.select.indices) &&
@@ -145,8 +183,10 @@ tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         return TFL_ERR_UNSUPPORTED;
     const size_t ks = tfl_sort_key_size(k->key);
     if (!tfl_kdev_ok(s->u.select.in.data, (size_t)(view_span(&s->u.select.in) + (n - 1) * s->u.select.stride + 1) * ks) ||
-        !tfl_kdev_ok(s->u.select.values.data, (size_t)(view_span(&s->u.select.values) + 1) * ks) ||
-        !tfl_kdev_ok(s->u.select.indices.data, (size_t)(view_span(&s->u.select.indices) + 1) * 8)) {
+        !tfl_kdev_ok(s->u.select.values.data, (size_t)(view_span(&s->u.select.values) + 1 +
+                                                       out_reach(s, s->u.select.out_stride)) * ks) ||
+        !tfl_kdev_ok(s->u.select.indices.data, (size_t)(view_span(&s->u.select.indices) + 1 +
+                                                        out_reach(s, s->u.select.index_stride)) * 8)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", k->name);
         return TFL_ERR_DEVICE;
     }

@@ -272,3 +272,27 @@ def test_kthvalue_median(cuda, shape, dim, dtype, nan):
         vc, _ = fn(x, dim=dim)
         assert same(v, vc)
         assert same(_value_at(x, dim, i), vc)
+
+
+# --- topk (single-block radix select + gather; sorted=True then sorts the
+# k results in place).  Large single slices take the multi-block path,
+# which is not mapped.
+
+@pytest.mark.parametrize("shape,dim", [((1,), 0), ((10,), 0), ((1000,), 0), ((7, 33), 1), ((33, 7), 0),
+                                       ((4, 500, 3), 1)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float64])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk(cuda, shape, dim, dtype, largest):
+    g = torch.Generator().manual_seed(sum(shape) + 1)
+    x = (torch.randn(shape, generator=g) * 100).to(dtype)
+    if dtype.is_floating_point and x.numel() > 9:
+        x.view(-1)[::9] = float("nan")
+    n = x.shape[dim]
+    for k in sorted({1, n // 2, n} - {0}):
+        v, i = x.to(cuda).topk(k, dim=dim, largest=largest, sorted=True)
+        vc, _ = x.topk(k, dim=dim, largest=largest, sorted=True)
+        assert same(v, vc)
+        assert same(x.gather(dim, i.cpu()), vc)
+        v, i = x.to(cuda).topk(k, dim=dim, largest=largest, sorted=False)
+        assert same(v.cpu().sort(dim=dim).values, vc.sort(dim=dim).values)
+        assert same(x.gather(dim, i.cpu()), v.cpu())
