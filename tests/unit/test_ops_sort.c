@@ -537,6 +537,98 @@ static void test_embedding_segments(void)
     CHECK(host_sort(&sct) == TFL_ERR_DEVICE, "scatter to non-device memory refused");
 }
 
+/* Select order as PyTorch's radix select: -0.0 < +0.0, NaN the largest. */
+static int sel_before(float a, float b)
+{
+    if (isnan(a) || isnan(b))
+        return !isnan(a) && isnan(b);
+    if (a == b)
+        return signbit(a) && !signbit(b);
+    return a < b;
+}
+
+static void test_select(void)
+{
+    enum { S = 4, N = 41 };
+    float x[S * N];
+    for (int i = 0; i < S * N; i++)
+        x[i] = pick_float();
+    for (int mode = 0; mode < 4; mode++) {      /* kth k=1, kth k=20, median, nanmedian */
+        float vals[S];
+        int64_t idx[S];
+        tfl_sort_op op = { .kind = TFL_SORT_SELECT, .key = TFL_SORT_KEY_F32 };
+        op.u.select.mode = mode < 2 ? TFL_SELECT_KTH : TFL_SELECT_MEDIAN;
+        op.u.select.k = mode == 0 ? 1 : 20;
+        op.u.select.ignore_nan = mode == 3;
+        op.u.select.slices = S;
+        op.u.select.slice_len = N;
+        op.u.select.stride = 1;
+        op.u.select.in.data = x;
+        op.u.select.in.ndim = 1;
+        op.u.select.in.sizes[0] = S;
+        op.u.select.in.strides[0] = N;
+        op.u.select.values.data = vals;
+        op.u.select.indices.data = idx;     /* ndim 0: slice s at element s */
+        CHECK(host_sort(&op) == TFL_OK, "select mode %d", mode);
+        for (int s = 0; s < S; s++) {
+            const float *row = x + s * N;
+            /* reference: rank of each element = how many come before it */
+            int nan = 0;
+            for (int i = 0; i < N; i++)
+                nan += isnan(row[i]) != 0;
+            int kk = mode == 0 ? 1 : mode == 1 ? 20 : (mode == 2 && nan) ? N : (N - nan - 1) / 2 + 1;
+            /* the kk-th smallest: the element with exactly kk-1 strictly before it
+             * and at least kk at or before it, in select order */
+            int found = -1;
+            for (int i = 0; i < N && found < 0; i++) {
+                int lt = 0, le = 0;
+                for (int j = 0; j < N; j++) {
+                    lt += sel_before(row[j], row[i]);
+                    le += !sel_before(row[i], row[j]);
+                }
+                if (lt < kk && le >= kk)
+                    found = i;
+            }
+            CHECK(found >= 0 && memcmp(&vals[s], &row[found], 4) == 0,
+                  "select mode %d slice %d: %g want %g", mode, s, vals[s], found >= 0 ? row[found] : 0.0f);
+            int first = -1;
+            for (int i = 0; i < N && first < 0; i++)
+                if (row[i] == vals[s] || (isnan(row[i]) && isnan(vals[s])))
+                    first = i;
+            CHECK(idx[s] == first, "select mode %d slice %d: index %lld want %d", mode, s, (long long)idx[s], first);
+        }
+    }
+    /* topk: beyond the k-th first, in order, then ties with it in order */
+    const float t[10] = { 5, 1, 7, 5, 9, 5, 2, NAN, 5, 0 };
+    float tv[5];
+    int64_t ti[5];
+    tfl_sort_op op = { .kind = TFL_SORT_SELECT, .key = TFL_SORT_KEY_F32 };
+    op.u.select.mode = TFL_SELECT_TOPK;
+    op.u.select.k = 5;
+    op.u.select.largest = 1;
+    op.u.select.slices = 1;
+    op.u.select.slice_len = 10;
+    op.u.select.stride = 1;
+    op.u.select.out_stride = 1;
+    op.u.select.index_stride = 1;
+    op.u.select.in.data = (void *)t;
+    op.u.select.values.data = tv;
+    op.u.select.indices.data = ti;
+    CHECK(host_sort(&op) == TFL_OK, "topk");
+    /* kth largest = 5 (NaN, 9, 7, then 5s): beyond: 7 (2), 9 (4), NaN (7); ties 5 at 0, 3 */
+    const int64_t want[5] = { 2, 4, 7, 0, 3 };
+    for (int j = 0; j < 5; j++)
+        CHECK(ti[j] == want[j] && memcmp(&tv[j], &t[want[j]], 4) == 0, "topk %d: %lld", j, (long long)ti[j]);
+    op.u.select.largest = 0;
+    op.u.select.k = 3;
+    CHECK(host_sort(&op) == TFL_OK, "bottomk");
+    const int64_t want_low[3] = { 1, 9, 6 };    /* 1 and 0 beyond the 3rd smallest (2), in order */
+    for (int j = 0; j < 3; j++)
+        CHECK(ti[j] == want_low[j], "bottomk %d: %lld", j, (long long)ti[j]);
+    op.u.select.k = 11;
+    CHECK(host_sort(&op) == TFL_ERR_INVALID, "k past the slice refused");
+}
+
 int main(void)
 {
     for (int desc = 0; desc < 2; desc++) {
@@ -559,6 +651,7 @@ int main(void)
     test_refusals();
     test_seq_basics();
     test_embedding_segments();
+    test_select();
     printf("test_ops_sort: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }
