@@ -1,9 +1,10 @@
 /*
  * torchfl/ops/sort.h - the "sort" op of the backend ABI: stable key/value
  * sorts, as PyTorch's sort/argsort, unique, randperm, index_put/index_add
- * with accumulation and embedding backward ask of a GPU.
+ * with accumulation and embedding backward ask of a GPU, the steps that
+ * consume sorted data, and radix selection (topk, kthvalue, median).
  *
- * Two kinds:
+ * The sorts proper:
  *  - TFL_SORT_SLICES sorts every slice of a strided tensor in place by
  *    key, moving a companion value with each key (PyTorch's in-place
  *    small-slice kernels).
@@ -11,6 +12,7 @@
  *    order, from an input buffer to an output buffer, over one or many
  *    equal-stride segments (one pass - or all passes - of a cub radix
  *    sort).  A cub LSD radix sort is a sequence of these, one per digit.
+ * The other kinds are documented where they are declared below.
  *
  * Key order.  Keys are compared through their "radix order": the key's
  * bits as an unsigned integer of the key's width, made order-preserving

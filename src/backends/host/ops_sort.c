@@ -1,7 +1,9 @@
 /*
  * ops_sort.c - the host backend's native "sort" op (torchfl/ops/sort.h):
  * stable key/value sorts of strided slices and bit-range radix sorts of
- * segments.
+ * segments, the stable sort's index fill and gather, randperm's tie
+ * shuffle and radix selection (k-th value, median, top-k).  The kinds
+ * that work on sorted sequences are in ops_sort_seq.c.
  *
  * Every key is first turned into its radix-order integer (the order the
  * header defines: twiddled sign, -0.0 as +0.0, inverted when descending,

@@ -2,14 +2,20 @@
  * sort.c - the "sort" kernel family of the semantic op table: sorting as
  * PyTorch 2.11 does it on a GPU (sort/argsort, and the sorts inside
  * randperm, unique, index_put_/index_add with accumulation and embedding
- * backward).  See docs/op-sort.md for the kernels and their layouts.
+ * backward, with the kernels that consume them), and radix selection
+ * (topk, kthvalue, median).  See docs/op-sort.md for the kernels and
+ * their layouts.
  *
  * Kernels are recognised by their demangled names (once per kernel); the
- * decoding is split by origin:
- *   sort_inplace.c  PyTorch's own kernels (SortUtils.cuh, SortStable.cu,
- *                   Randperm.cuh);
- *   sort_cub.c      cub's radix sort kernels, emulated pass by pass.
- * Both fill a tfl_sort_op (torchfl/ops/sort.h) that the backend runs.
+ * decoding is split by kind:
+ *   sort_inplace.c  PyTorch's own sort kernels (SortUtils.cuh,
+ *                   SortStable.cu, Randperm.cuh);
+ *   sort_cub.c      cub's radix sort kernels, emulated pass by pass;
+ *   sort_seq.c      what runs on sorted data: cub scan / unique /
+ *                   run-length encode / unique-by-key, unique's and
+ *                   embedding backward's own kernels, the async assert;
+ *   sort_select.c   radix select: topk, kthvalue, median.
+ * All fill a tfl_sort_op (torchfl/ops/sort.h) that the backend runs.
  */
 #include <stdio.h>
 #include <stdlib.h>

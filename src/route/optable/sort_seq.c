@@ -48,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
 #include "mem/mem.h"
 #include "route/optable/pt_abi.h"
 #include "route/optable/sort_internal.h"
