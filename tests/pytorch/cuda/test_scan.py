@@ -121,10 +121,10 @@ def test_cummax_cummin(cuda, fn, shape, dim, layout, dtype):
     gen = torch.Generator().manual_seed(4)
     # few distinct values, so ties (which take the latest index) happen
     x = _view(torch.randint(-4, 5, shape, generator=gen).to(dtype), layout)
-    got_v, got_i = fn(x.to(cuda), dim)
+    got_v, got_i = (t.cpu() for t in fn(x.to(cuda), dim))
     want_v, want_i = fn(x, dim)
-    assert torch.equal(got_v.cpu(), want_v)
-    assert torch.equal(got_i.cpu(), want_i)
+    assert torch.equal(got_v, want_v)
+    assert torch.equal(got_i, want_i)
 
 
 @pytest.mark.parametrize("fn", [torch.cummax, torch.cummin])
@@ -133,12 +133,12 @@ def test_cummax_cummin_nan(cuda, fn, dim):
     gen = torch.Generator().manual_seed(5)
     x = torch.randn(23, 31, generator=gen)
     x[torch.rand(23, 31, generator=gen) < 0.05] = float("nan")
-    got_v, got_i = fn(x.to(cuda), dim)
+    got_v, got_i = (t.cpu() for t in fn(x.to(cuda), dim))
     want_v, want_i = fn(x, dim)
-    assert torch.equal(got_v.cpu().isnan(), want_v.isnan())
+    assert torch.equal(got_v.isnan(), want_v.isnan())
     m = ~want_v.isnan()
-    assert torch.equal(got_v.cpu()[m], want_v[m])
-    assert torch.equal(got_i.cpu(), want_i)
+    assert torch.equal(got_v[m], want_v[m])
+    assert torch.equal(got_i, want_i)
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -150,7 +150,8 @@ def test_cumsum_backward(cuda, dim):
     (torch.cumsum(xc, dim) * w.to(cuda)).sum().backward()
     xr = x.clone().requires_grad_()
     (torch.cumsum(xr, dim) * w).sum().backward()
-    assert torch.allclose(xc.grad.cpu(), xr.grad, rtol=1e-12, atol=1e-12)
+    got = xc.grad.cpu()
+    assert torch.allclose(got, xr.grad, rtol=1e-12, atol=1e-12)
 
 
 NZ_SHAPES = [(0,), (1,), (17,), (100000,), (37, 53), (3, 4, 5), (2, 3, 4, 5), (0, 4), ()]
@@ -177,19 +178,22 @@ def test_nonzero(cuda, shape, dtype):
 
 def test_nonzero_all_and_none(cuda):
     for x in (torch.ones(5000), torch.zeros(5000), torch.ones(50, 70), torch.zeros(50, 70)):
-        assert torch.equal(torch.nonzero(x.to(cuda)).cpu(), torch.nonzero(x))
+        got = torch.nonzero(x.to(cuda)).cpu()
+        assert torch.equal(got, torch.nonzero(x))
 
 
 def test_nonzero_negative_zero_and_nan(cuda):
     x = torch.tensor([0.0, -0.0, float("nan"), 1.0, -0.0, float("inf")])
-    assert torch.equal(torch.nonzero(x.to(cuda)).cpu(), torch.nonzero(x))
+    got = torch.nonzero(x.to(cuda)).cpu()
+    assert torch.equal(got, torch.nonzero(x))
 
 
 def test_nonzero_noncontiguous(cuda):
     gen = torch.Generator().manual_seed(8)
     x = _mask_source((40, 60), torch.float32, gen)
     for v in (x.t(), x[:, ::3], x[::2]):
-        assert torch.equal(torch.nonzero(v.to(cuda)).cpu(), torch.nonzero(v))
+        got = torch.nonzero(v.to(cuda)).cpu()
+        assert torch.equal(got, torch.nonzero(v))
 
 
 @pytest.mark.parametrize("shape", [(0,), (1,), (33,), (100000,), (37, 53), (3, 4, 5)])
@@ -200,24 +204,26 @@ def test_boolean_index_and_masked_select(cuda, shape, dtype):
         torch.randint(-100, 100, shape, generator=gen, dtype=dtype)
     mask = torch.rand(shape, generator=gen) > 0.5
     xc, mc = x.to(cuda), mask.to(cuda)
-    assert torch.equal(xc[mc].cpu(), x[mask])
-    assert torch.equal(torch.masked_select(xc, mc).cpu(), torch.masked_select(x, mask))
+    got_index = xc[mc].cpu()
+    got_select = torch.masked_select(xc, mc).cpu()
+    assert torch.equal(got_index, x[mask])
+    assert torch.equal(got_select, torch.masked_select(x, mask))
 
 
 def test_masked_select_broadcast(cuda):
     gen = torch.Generator().manual_seed(10)
     x = torch.randn(7, 9, generator=gen)
     mask = torch.rand(9, generator=gen) > 0.4
-    assert torch.equal(torch.masked_select(x.to(cuda), mask.to(cuda)).cpu(),
-                       torch.masked_select(x, mask))
+    got = torch.masked_select(x.to(cuda), mask.to(cuda)).cpu()
+    assert torch.equal(got, torch.masked_select(x, mask))
 
 
 @pytest.mark.parametrize("shape", [(0,), (19,), (37, 53), (3, 4, 5)])
 def test_where_single_arg(cuda, shape):
     gen = torch.Generator().manual_seed(11)
     cond = torch.rand(shape, generator=gen) > 0.5
-    got = torch.where(cond.to(cuda))
+    got = [g.cpu() for g in torch.where(cond.to(cuda))]
     want = torch.where(cond)
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        assert torch.equal(g.cpu(), w)
+        assert torch.equal(g, w)
