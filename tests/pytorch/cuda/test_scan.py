@@ -227,3 +227,56 @@ def test_where_single_arg(cuda, shape):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert torch.equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.complex64, torch.int8])
+@pytest.mark.parametrize("shape", [(17,), (30, 41)])
+def test_nonzero_more_dtypes(cuda, shape, dtype):
+    gen = torch.Generator().manual_seed(12)
+    x = torch.randn(shape, generator=gen)
+    x[x.abs() < 0.5] = 0
+    x = (x * 3).to(dtype)
+    if dtype.is_complex:
+        x.imag.view(-1)[::4] = 1      # some nonzero through the imaginary part only
+    got = torch.nonzero(x.to(cuda)).cpu()
+    assert torch.equal(got, torch.nonzero(x))
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cumsum_large_rows(cuda, dim):
+    # a long innermost row (many thread-block tiles of the row scan) and a
+    # long outer column
+    gen = torch.Generator().manual_seed(13)
+    x = torch.randint(-50, 50, (3, 100000), generator=gen) if dim == 1 else \
+        torch.randint(-50, 50, (100000, 3), generator=gen)
+    got = torch.cumsum(x.to(cuda), dim).cpu()
+    assert torch.equal(got, torch.cumsum(x, dim))
+    got_v, got_i = (t.cpu() for t in torch.cummax(x.to(cuda), dim))
+    want_v, want_i = torch.cummax(x, dim)
+    assert torch.equal(got_v, want_v) and torch.equal(got_i, want_i)
+
+
+def test_cumsum_inplace_and_out(cuda):
+    gen = torch.Generator().manual_seed(14)
+    x = torch.randint(-9, 9, (11, 13), generator=gen, dtype=torch.int64)
+    xc = x.to(cuda)
+    xc.cumsum_(1)
+    got_inplace = xc.cpu()
+    out = torch.empty(11, 13, dtype=torch.int64, device=cuda)
+    torch.cumsum(x.to(cuda), 0, out=out)
+    got_out = out.cpu()
+    assert torch.equal(got_inplace, torch.cumsum(x, 1))
+    assert torch.equal(got_out, torch.cumsum(x, 0))
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int32])
+def test_cumsum_promotes_to_int64(cuda, dtype):
+    gen = torch.Generator().manual_seed(15)
+    x = torch.randint(0, 2, (9, 200), generator=gen).to(dtype)
+    for dim in (0, 1):
+        got = torch.cumsum(x.to(cuda), dim).cpu()
+        want = torch.cumsum(x, dim)
+        assert got.dtype == want.dtype == torch.int64
+        assert torch.equal(got, want)
+    got = torch.cumsum(x.flatten().to(cuda), 0).cpu()
+    assert torch.equal(got, torch.cumsum(x.flatten(), 0))
