@@ -71,6 +71,22 @@ LOGADDEXP_FN(lae_f64, double, log1p, exp, isfinite)
         T *d = (T *)dst;                                          \
         T ini;                                                             \
         memcpy(&ini, op->init, sizeof ini);                                \
+        if (inner == 1) {                /* rows: one running value */     \
+            for (int64_t o = 0; o < op->outer && len > 0; o++) {           \
+                const T *so = s + o * len;                                 \
+                T *dd = d + o * len;                                       \
+                T a = ini, b = so[0];                                      \
+                T acc = op->has_init ? (OPEXPR) : b;                       \
+                dd[0] = acc;                                               \
+                for (int64_t j = 1; j < len; j++) {                        \
+                    a = acc;                                               \
+                    b = so[j];                                             \
+                    acc = (OPEXPR);                                        \
+                    dd[j] = acc;                                           \
+                }                                                          \
+            }                                                              \
+            break;                                                         \
+        }                                                                  \
         for (int64_t o = 0; o < op->outer; o++) {                          \
             const T *so = s + o * len * inner;                    \
             T *dd = d + o * len * inner;                          \
