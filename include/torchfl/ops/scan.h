@@ -39,10 +39,10 @@ typedef enum tfl_scan_kind {
      *   acc = fn(acc, x[j]) for j = 1..len-1; dst[j] = acc after step j.
      * fn ADD, MUL, LOGADDEXP. */
     TFL_SCAN_DIM = 1,
-    /* cummax / cummin: as TFL_SCAN_DIM with fn MAX / MIN, the running
-     * value starting at init with index 0 (init is never selected by a
-     * real input except through the rule above); dst gets the values and
-     * indices (int64, same shape) the positions along len. */
+    /* cummax / cummin: as TFL_SCAN_DIM with fn MAX / MIN; the running
+     * (value, index) starts at (init, 0) and is updated by x[j] by the
+     * rule above; dst gets the running values and indices (int64, same
+     * shape) the running positions along len. */
     TFL_SCAN_DIM_INDEX = 2,
     /* *total = init + sum over i < n of (nonzero ? (src[i] != 0) : src[i])
      * (integer arithmetic modulo 2^32 for total_dtype I32), written as

@@ -65,7 +65,7 @@ LOGADDEXP_FN(lae_f64, double, log1p, exp, isfinite)
 
 /* One [len][inner] plane, acc kept in dst's previous row.  Integer
  * arithmetic wraps as the device's does (done in unsigned). */
-#define SCAN_PLANE(T, U, OPEXPR)                                           \
+#define SCAN_PLANE(T, OPEXPR)                                           \
     do {                                                                   \
         const T *s = (const T *)src;                              \
         T *d = (T *)dst;                                          \
@@ -104,7 +104,6 @@ LOGADDEXP_FN(lae_f64, double, log1p, exp, isfinite)
                 }                                                          \
             }                                                              \
         }                                                                  \
-        (void)sizeof(U);                                                   \
     } while (0)
 
 static tfl_status scan_dim(const tfl_scan_op *op)
@@ -116,22 +115,22 @@ static tfl_status scan_dim(const tfl_scan_op *op)
      * and only earlier rows of dst are read back. */
     switch (op->dtype) {
     case TFL_DT_F32:
-        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(float, float, a + b);
-        else if (op->fn == TFL_SCAN_MUL) SCAN_PLANE(float, float, a * b);
-        else SCAN_PLANE(float, float, lae_f32(a, b));
+        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(float, a + b);
+        else if (op->fn == TFL_SCAN_MUL) SCAN_PLANE(float, a * b);
+        else SCAN_PLANE(float, lae_f32(a, b));
         return TFL_OK;
     case TFL_DT_F64:
-        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(double, double, a + b);
-        else if (op->fn == TFL_SCAN_MUL) SCAN_PLANE(double, double, a * b);
-        else SCAN_PLANE(double, double, lae_f64(a, b));
+        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(double, a + b);
+        else if (op->fn == TFL_SCAN_MUL) SCAN_PLANE(double, a * b);
+        else SCAN_PLANE(double, lae_f64(a, b));
         return TFL_OK;
     case TFL_DT_I32:
-        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(int32_t, uint32_t, (int32_t)((uint32_t)a + (uint32_t)b));
-        else SCAN_PLANE(int32_t, uint32_t, (int32_t)((uint32_t)a * (uint32_t)b));
+        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(int32_t, (int32_t)((uint32_t)a + (uint32_t)b));
+        else SCAN_PLANE(int32_t, (int32_t)((uint32_t)a * (uint32_t)b));
         return TFL_OK;
     case TFL_DT_I64:
-        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(int64_t, uint64_t, (int64_t)((uint64_t)a + (uint64_t)b));
-        else SCAN_PLANE(int64_t, uint64_t, (int64_t)((uint64_t)a * (uint64_t)b));
+        if (op->fn == TFL_SCAN_ADD) SCAN_PLANE(int64_t, (int64_t)((uint64_t)a + (uint64_t)b));
+        else SCAN_PLANE(int64_t, (int64_t)((uint64_t)a * (uint64_t)b));
         return TFL_OK;
     default:
         return TFL_ERR_UNSUPPORTED;
