@@ -254,7 +254,8 @@ typedef struct tfl_sort_op {
         struct {                /* TFL_SORT_SEGMENTS */
             tfl_sort_segment_step step;
             size_t index_size;          /* 4 or 8 */
-            tfl_dtype dtype;            /* grad / weight / acc: F32 or F64 */
+            tfl_dtype dtype;            /* grad / weight: F32, F64, F16, BF16; acc is
+                                         * F64 for F64, else F32 */
             const int64_t *num_segments, *num_partials;
             int64_t *num_partials_out;
             const void *offsets, *a, *b, *rows, *sorted, *count;

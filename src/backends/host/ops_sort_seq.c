@@ -7,8 +7,10 @@
  * per output does).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "backends/host/gemm_internal.h"
 #include "backends/host/ops_sort_seq.h"
 #include "common/log.h"
 #include "mem/mem.h"
@@ -44,7 +46,8 @@ int host_sort_seq_supported(const tfl_sort_op *op)
                (op->u.scan.out_size == 4 || op->u.scan.out_size == 8);
     case TFL_SORT_SEGMENTS:
         return (op->u.seg.index_size == 4 || op->u.seg.index_size == 8) &&
-               (op->u.seg.dtype == TFL_DT_F32 || op->u.seg.dtype == TFL_DT_F64);
+               (op->u.seg.dtype == TFL_DT_F32 || op->u.seg.dtype == TFL_DT_F64 ||
+                op->u.seg.dtype == TFL_DT_F16 || op->u.seg.dtype == TFL_DT_BF16);
     case TFL_SORT_RUN_STARTS:
         return tfl_sort_key_size(op->key) != 0;
     case TFL_SORT_SCATTER:
@@ -164,7 +167,9 @@ static tfl_status run_segments(const tfl_sort_op *op)
 {
     const size_t is = op->u.seg.index_size;
     const int f64 = op->u.seg.dtype == TFL_DT_F64;
-    const size_t es = f64 ? 8 : 4;
+    const int f16 = op->u.seg.dtype == TFL_DT_F16 || op->u.seg.dtype == TFL_DT_BF16;
+    const size_t es = f64 ? 8 : 4;                  /* the partial sums' element */
+    const size_t gs = tfl_dtype_size(op->u.seg.dtype); /* grad / weight element */
     const int64_t numel = op->u.seg.numel, L = op->u.seg.stride, R = op->u.seg.rows_per_partial;
     if ((op->u.seg.num_segments && !dev_ok(op->u.seg.num_segments, 1, 8)) ||
         (op->u.seg.num_partials && !dev_ok(op->u.seg.num_partials, 1, 8)))
@@ -222,9 +227,10 @@ static tfl_status run_segments(const tfl_sort_op *op)
                          (long long)p, (long long)b, (long long)e, (long long)numel);
         }
         int64_t mn, mx = max_row(op->u.seg.rows, is, 0, numel, &mn);
-        if (numel > 0 && (mn < 0 || !dev_ok(op->u.seg.grad, (mx + 1) * L, es)))
+        if (numel > 0 && (mn < 0 || !dev_ok(op->u.seg.grad, (mx + 1) * L, gs)))
             SEG_FAIL("sort: embedding segments: gradient rows [%lld, %lld] outside device memory",
                      (long long)mn, (long long)mx);
+        float *row = f16 ? malloc(sizeof(float) * (size_t)(L ? L : 1)) : NULL;
         for (int64_t p = 0; p < P; p++) {
             const int64_t b = rd_int(op->u.seg.offsets, is, p);
             const int64_t e = p == P - 1 ? numel : rd_int(op->u.seg.offsets, is, p + 1);
@@ -246,6 +252,13 @@ static tfl_status run_segments(const tfl_sort_op *op)
                     acc[f] = 0;
                 for (int64_t idx = b; idx < e; idx++) {
                     const float *src = g + rd_int(op->u.seg.rows, is, idx) * L;
+                    if (f16) {                  /* widen the half row first */
+                        if (!row)
+                            return TFL_ERR_NOMEM;
+                        hg_to_f32(op->u.seg.dtype, (const uint16_t *)op->u.seg.grad +
+                                  rd_int(op->u.seg.rows, is, idx) * L, L, L, 1, row, L);
+                        src = row;
+                    }
                     if (op->u.seg.count) {
                         const float sc = 1.0f / (float)rd_int(op->u.seg.count, is, idx);
                         for (int64_t f = 0; f < L; f++)
@@ -257,6 +270,7 @@ static tfl_status run_segments(const tfl_sort_op *op)
                 }
             }
         }
+        free(row);
         return TFL_OK;
     }
     case TFL_SEG_SUM_SCATTER: {
@@ -278,8 +292,9 @@ static tfl_status run_segments(const tfl_sort_op *op)
             if (row > mx)
                 mx = row;
         }
-        if (mx >= 0 && !dev_ok(op->u.seg.weight, (mx + 1) * L, es))
+        if (mx >= 0 && !dev_ok(op->u.seg.weight, (mx + 1) * L, gs))
             SEG_FAIL("sort: embedding segments: weight row %lld outside device memory", (long long)mx);
+        float *sums = f16 ? malloc(sizeof(float) * (size_t)(L ? L : 1)) : NULL;
         for (int64_t g = 0; g < G; g++) {
             const int64_t b = rd_int(op->u.seg.b, is, g);
             const int64_t e = g == G - 1 ? P : rd_int(op->u.seg.b, is, g + 1);
@@ -297,14 +312,19 @@ static tfl_status run_segments(const tfl_sort_op *op)
                 }
             } else {
                 const float *acc = op->u.seg.acc;
-                float *w = (float *)op->u.seg.weight + row * L;
+                float *w = f16 ? sums : (float *)op->u.seg.weight + row * L;
+                if (!w)
+                    return TFL_ERR_NOMEM;
                 for (int64_t f = 0; f < L; f++)
                     w[f] = 0;
                 for (int64_t p = b; p < e; p++)
                     for (int64_t f = 0; f < L; f++)
                         w[f] += acc[p * L + f];
+                if (f16)                        /* narrow as the GPU's store does */
+                    hg_from_f32(op->u.seg.dtype, sums, L, L, 1, (uint16_t *)op->u.seg.weight + row * L, L);
             }
         }
+        free(sums);
         return TFL_OK;
     }
     default:

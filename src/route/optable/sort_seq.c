@@ -42,7 +42,9 @@
  *   EmbeddingBackwardKernel.cu's krn_partials_per_segment<index_t>,
  *   krn_partial_segment_offset<index_t>, compute_num_of_partial_segments
  *   <index_t>, compute_grad_weight<scalar_t, index_t>, sum_and_scatter
- *   <scalar_t, index_t> (all parameters 8 bytes; NROWS_PER_THREAD = 10).
+ *   <scalar_t, index_t> (all parameters 8 bytes; NROWS_PER_THREAD = 10;
+ *   scalar_t float, double, c10::Half, c10::BFloat16 - the partial sums
+ *   are acc_type: float, or double for double).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +134,10 @@ static int match_index_kernel(const char *d, const char *name, sort_kernel *k, i
             k->key = TFL_SORT_KEY_F32;
         else if (sort_arg_is(as[0], al[0], "double"))
             k->key = TFL_SORT_KEY_F64;
+        else if (sort_arg_is(as[0], al[0], "c10::Half"))
+            k->key = TFL_SORT_KEY_F16;
+        else if (sort_arg_is(as[0], al[0], "c10::BFloat16"))
+            k->key = TFL_SORT_KEY_BF16;
         else
             return 0;
     }
@@ -297,9 +303,9 @@ static tfl_status run_emb(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, 
     const size_t is = k->offset_size;
     s->kind = TFL_SORT_SEGMENTS;
     s->u.seg.index_size = is;
-    s->u.seg.dtype = k->key == TFL_SORT_KEY_F64 ? TFL_DT_F64 : TFL_DT_F32;
+    s->u.seg.dtype = k->key == TFL_SORT_KEY_F64 ? TFL_DT_F64 : k->key == TFL_SORT_KEY_F16 ? TFL_DT_F16
+                   : k->key == TFL_SORT_KEY_BF16 ? TFL_DT_BF16 : TFL_DT_F32;
     s->u.seg.rows_per_partial = 10;
-    const size_t es = k->key == TFL_SORT_KEY_F64 ? 8 : 4;
     const int64_t *nseg = NULL;
     switch (k->kind) {
     case SK_EMB_PARTIALS:     /* (ret, segment_offsets, num_segments*, numel) */
@@ -368,7 +374,6 @@ static tfl_status run_emb(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, 
     } else {
         s->u.seg.numel = -1;            /* not a parameter of these kernels */
     }
-    (void)es;
     *route = 1;
     return TFL_OK;
 }

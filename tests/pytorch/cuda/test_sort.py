@@ -192,6 +192,23 @@ def test_embedding_backward_many_indices(cuda, n, rows, width, padding, dtype):
         assert torch.count_nonzero(wg.grad.cpu()[padding]) == 0
 
 
+@pytest.mark.parametrize("n,rows,width", [(5000, 1000, 16), (5000, 50, 7)])
+@pytest.mark.parametrize("dtype,ulp", [(torch.float16, 2.0 ** -10), (torch.bfloat16, 2.0 ** -7)])
+def test_embedding_backward_many_indices_half(cuda, n, rows, width, dtype, ulp):
+    g = torch.Generator().manual_seed(n + rows)
+    w = torch.randn(rows, width, generator=g).to(dtype)
+    idx = torch.randint(0, rows, (n,), generator=g)
+    grad_out = torch.randn(n, width, generator=g).to(dtype)
+    # reference in double from the same half values; the GPU sums in float
+    # and rounds once to the half type when it stores
+    ref = torch.zeros(rows, width, dtype=torch.float64).index_add_(0, idx, grad_out.double())
+    wg = w.to(cuda).requires_grad_()
+    torch.nn.functional.embedding(idx.to(cuda), wg).backward(grad_out.to(cuda))
+    got = wg.grad.cpu()
+    assert got.dtype == dtype
+    assert torch.all((got.double() - ref).abs() <= ulp * (ref.abs() + 1e-3))
+
+
 @pytest.mark.parametrize("n,m", [(3, 5), (500, 100), (10000, 37)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
 def test_index_put_accumulate_and_index_add(cuda, n, m, dtype):
