@@ -40,6 +40,7 @@ enum {
     SK_KTHVALUE,          /* Sorting.cu gatherKthValue (sort_select.c) */
     SK_MEDIAN,            /* Sorting.cu gatherMedian                   */
     SK_TOPK,              /* TensorTopK.cu sbtopk::gatherTopK          */
+    SK_TOPK_MB,           /* TensorTopK.cu mbtopk::gatherTopK          */
 };
 
 typedef struct sort_kernel {

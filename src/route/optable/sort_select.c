@@ -17,6 +17,15 @@
  *    order, then ties with it in slice order (the CUDA, non-ROCm,
  *    prefix-scan version).  WithKthValues = true (multi-block topk) is
  *    not decoded.
+ *  mbtopk::gatherTopK<T, IndexType, Dim>(the same ten parameters - but
+ *    numSlices always uint32 - then items_per_thread, blocks_per_slice,
+ *    T *kthValues, uint32 *withinKCounts, uint32 *kthCounts, num_blocks):
+ *    the multi-block path's last launch, with the same output order (the
+ *    blocks' prefix counts keep slice order).  It is run as the whole
+ *    selection; the launches before it (mbtopk::fill,
+ *    computeBlockDigitCounts, computeDigitCumSum,
+ *    computeBlockwiseWithinKCounts/KthCounts, cub scan-by-key keyed by
+ *    BlockIdxToKey) only feed it temporaries and are no-ops.
  *  gatherMedian<T, index_t, Dim>(TensorInfo<T> values, TensorInfo<long>
  *    indices, TensorInfo<const T> input, index_t sliceSize, index_t
  *    numSlices, index_t stride, bool ignore_nan), index_t unsigned int
@@ -93,7 +102,30 @@ int sort_match_select(const char *d, sort_kernel *k)
 {
     const char *p;
     int kind;
-    if ((p = strstr(d, "at::native::sbtopk::gatherTopK<")))
+    /* multi-block topk: every launch before the final gather only
+     * computes the k-th value per slice into temporaries (and cub
+     * scan-by-key sums of per-block counts keyed by BlockIdxToKey); the
+     * gather recomputes it, so they are no-ops */
+    static const char *const mb_noops[] = {
+        "at::native::mbtopk::fill<", "at::native::mbtopk::computeBlockDigitCounts<",
+        "at::native::mbtopk::computeDigitCumSum(", "at::native::mbtopk::computeBlockwiseWithinKCounts<",
+        "at::native::mbtopk::computeBlockwiseKthCounts<",
+    };
+    for (size_t i = 0; i < sizeof mb_noops / sizeof mb_noops[0]; i++)
+        if (strstr(d, mb_noops[i])) {
+            k->kind = SK_NOOP;
+            k->name = "topk_counts";
+            return 1;
+        }
+    if (strstr(d, "at_cuda_detail::cub::detail::scan_by_key::DeviceScanByKey") &&
+        strstr(d, "at::native::mbtopk::BlockIdxToKey")) {
+        k->kind = SK_NOOP;
+        k->name = "topk_counts";
+        return 1;
+    }
+    if ((p = strstr(d, "at::native::mbtopk::gatherTopK<")))
+        kind = SK_TOPK_MB;
+    else if ((p = strstr(d, "at::native::sbtopk::gatherTopK<")))
         kind = SK_TOPK;
     else if ((p = strstr(d, "at::native::(anonymous namespace)::gatherKthValue<")))
         kind = SK_KTHVALUE;
@@ -127,6 +159,8 @@ int sort_match_select(const char *d, sort_kernel *k)
         return 0;
     k->kind = kind;
     k->name = kind == SK_KTHVALUE ? "kthvalue" : kind == SK_MEDIAN ? "median" : "topk";
+    if (kind == SK_TOPK_MB)
+        k->kind = SK_TOPK_MB;
     return 1;
 }
 
@@ -146,7 +180,7 @@ tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         s->u.select.k = rd_index(c, 2, wide);
         s->u.select.slices = rd_index(c, 3, wide);
         s->u.select.stride = rd_index(c, 4, wide);
-    } else if (k->kind == SK_TOPK) {
+    } else if (k->kind == SK_TOPK || k->kind == SK_TOPK_MB) {
         /* (input, sliceSize, k, bool largest, numSlices, stride, topK,
          *  topKStride, indices, indicesStride, kthValues (unused here)) */
         s->u.select.mode = TFL_SELECT_TOPK;
@@ -155,7 +189,8 @@ tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         s->u.select.slice_len = rd_index(c, 1, wide);
         s->u.select.k = rd_index(c, 2, wide);
         s->u.select.largest = *(const uint8_t *)c->args[3] != 0;
-        s->u.select.slices = rd_index(c, 4, wide);
+        /* the multi-block kernel's slice count is a uint32 whatever IndexType */
+        s->u.select.slices = k->kind == SK_TOPK_MB ? (int64_t)TFL_KARG(c, uint32_t, 4) : rd_index(c, 4, wide);
         s->u.select.stride = rd_index(c, 5, wide);
         s->u.select.out_stride = rd_index(c, 7, wide);
         s->u.select.index_stride = rd_index(c, 9, wide);

@@ -292,8 +292,8 @@ def test_kthvalue_median(cuda, shape, dim, dtype, nan):
 
 
 # --- topk (single-block radix select + gather; sorted=True then sorts the
-# k results in place).  Large single slices take the multi-block path,
-# which is not mapped.
+# k results in place).  Large single slices take the multi-block path
+# (test_topk_multiblock).
 
 @pytest.mark.parametrize("shape,dim", [((1,), 0), ((10,), 0), ((1000,), 0), ((7, 33), 1), ((33, 7), 0),
                                        ((4, 500, 3), 1)])
@@ -313,3 +313,15 @@ def test_topk(cuda, shape, dim, dtype, largest):
         v, i = x.to(cuda).topk(k, dim=dim, largest=largest, sorted=False)
         assert same(v.cpu().sort(dim=dim).values, vc.sort(dim=dim).values)
         assert same(x.gather(dim, i.cpu()), v.cpu())
+
+
+@pytest.mark.parametrize("shape,k", [((200000,), 5), ((200000,), 1000), ((2, 100000), 7), ((300000,), 3)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_multiblock(cuda, shape, k, dtype, largest):
+    g = torch.Generator().manual_seed(shape[-1] + k)
+    x = (torch.randn(shape, generator=g) * 1000).to(dtype)
+    v, i = x.to(cuda).topk(k, dim=-1, largest=largest)
+    vc, _ = x.topk(k, dim=-1, largest=largest)
+    assert same(v, vc)
+    assert same(x.gather(-1, i.cpu()), vc)
