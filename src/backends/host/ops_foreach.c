@@ -15,10 +15,10 @@
 
 /* fmaf is what the GPU computes, but without the FMA instruction in the
  * baseline x86-64 target every fmaf is a libm call and no loop here
- * vectorises; a Haswell (AVX2+FMA) clone of the chunk loops, chosen at
+ * vectorises; an x86-64-v3 (AVX2+FMA) clone of the chunk loops, chosen at
  * load time, turns them into vector FMAs with the same results. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TFL_FMA_CLONES __attribute__((target_clones("default", "arch=haswell")))
+#define TFL_FMA_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
 #else
 #define TFL_FMA_CLONES
 #endif
