@@ -423,6 +423,27 @@ static void test_seq_basics(void)
     sc.u.scan.init = 10;
     CHECK(host_sort(&sc) == TFL_OK, "exclusive scan");
     CHECK(ex[0] == 10 && ex[1] == 13 && ex[2] == 13 && ex[3] == 17 && ex[4] == 18, "exclusive scan values");
+    /* scan by key: sum of a constant forward, then max over the reversed
+     * sequence in place: each item gets its run's length */
+    int64_t keys[9] = { 2, 5, 5, 5, 7, 7, 8, 9, 9 }, cnt[9];
+    tfl_sort_op sk = { .kind = TFL_SORT_SCAN_BY_KEY };
+    sk.u.scan_key.keys = keys;
+    sk.u.scan_key.value_const = 1;
+    sk.u.scan_key.out = cnt;
+    sk.u.scan_key.n = 9;
+    sk.u.scan_key.op = TFL_SORT_SCAN_OP_SUM;
+    CHECK(host_sort(&sk) == TFL_OK, "sum by key");
+    const int64_t inc[9] = { 1, 1, 2, 3, 1, 2, 1, 1, 2 }, runlen[9] = { 1, 3, 3, 3, 2, 2, 1, 2, 2 };
+    CHECK(memcmp(cnt, inc, sizeof cnt) == 0, "sum by key values");
+    sk.u.scan_key.keys = keys + 9;
+    sk.u.scan_key.keys_rev = 1;
+    sk.u.scan_key.values = cnt + 9;
+    sk.u.scan_key.values_rev = 1;
+    sk.u.scan_key.out = cnt + 9;
+    sk.u.scan_key.out_rev = 1;
+    sk.u.scan_key.op = TFL_SORT_SCAN_OP_MAX;
+    CHECK(host_sort(&sk) == TFL_OK, "max by key reversed");
+    CHECK(memcmp(cnt, runlen, sizeof cnt) == 0, "run lengths");
     uint8_t yes = 1, no = 0;
     tfl_sort_op as = { .kind = TFL_SORT_ASSERT };
     as.u.assert_.flag = &yes;

@@ -107,7 +107,19 @@ typedef enum tfl_sort_kind {
      *    item j goes to values[s-th start + j*out_stride] and its slice
      *    position to indices[... + j*index_stride]. */
     TFL_SORT_SELECT = 12,
+    /* Inclusive scan by key over n items of signed integers (8 bytes):
+     * item j reads key K(j), value V(j) and writes O(j), where for each
+     * of keys/values/out, X(j) = x[j], or x[-1 - j] when that sequence is
+     * reversed (x then points one past its last element, as a reverse
+     * iterator's base); values NULL: V(j) = value_const.
+     *   acc = V(j) when j == 0 or K(j) != K(j-1), else acc = op(acc, V(j));
+     *   O(j) = acc.
+     * op: TFL_SORT_SCAN_OP_SUM (wrapping) or TFL_SORT_SCAN_OP_MAX.  Values and out may
+     * be the same array (each item is read before it is written). */
+    TFL_SORT_SCAN_BY_KEY = 13,
 } tfl_sort_kind;
+
+enum { TFL_SORT_SCAN_OP_SUM = 1, TFL_SORT_SCAN_OP_MAX = 2 };
 
 typedef enum tfl_sort_select_mode {
     TFL_SELECT_KTH = 1,
@@ -273,6 +285,13 @@ typedef struct tfl_sort_op {
             int64_t out_stride, index_stride;   /* TFL_SELECT_TOPK */
             tfl_sort_view in, values, indices;
         } select;
+        struct {                /* TFL_SORT_SCAN_BY_KEY */
+            const int64_t *keys, *values;
+            int64_t *out;
+            int keys_rev, values_rev, out_rev;
+            int64_t value_const, n;
+            int op;
+        } scan_key;
         struct {                /* TFL_SORT_RUN_STARTS */
             const void *keys;
             int32_t *out;

@@ -52,6 +52,8 @@ int host_sort_seq_supported(const tfl_sort_op *op)
         return tfl_sort_key_size(op->key) != 0;
     case TFL_SORT_SCATTER:
         return 1;
+    case TFL_SORT_SCAN_BY_KEY:
+        return op->u.scan_key.op == TFL_SORT_SCAN_OP_SUM || op->u.scan_key.op == TFL_SORT_SCAN_OP_MAX;
     default:
         return 0;
     }
@@ -357,6 +359,28 @@ tfl_status host_sort_seq(const tfl_sort_op *op)
         const unsigned char *k = op->u.starts.keys;
         for (int64_t i = 0; i < n; i++)
             op->u.starts.out[i] = i > 0 && !host_sort_key_eq(op->key, k + i * (int64_t)ks, k + (i - 1) * (int64_t)ks);
+        return TFL_OK;
+    }
+    case TFL_SORT_SCAN_BY_KEY: {
+        const int64_t n = op->u.scan_key.n;
+        if (n < 0 || (n > 0 && (!op->u.scan_key.keys || !op->u.scan_key.out)))
+            return TFL_ERR_INVALID;
+        const int64_t *k = op->u.scan_key.keys, *v = op->u.scan_key.values;
+        int64_t *o = op->u.scan_key.out;
+#define AT(rev, j) ((rev) ? -1 - (j) : (j))
+        uint64_t acc = 0;
+        for (int64_t j = 0; j < n; j++) {
+            const uint64_t x = v ? (uint64_t)v[AT(op->u.scan_key.values_rev, j)]
+                                 : (uint64_t)op->u.scan_key.value_const;
+            if (j == 0 || k[AT(op->u.scan_key.keys_rev, j)] != k[AT(op->u.scan_key.keys_rev, j - 1)])
+                acc = x;
+            else if (op->u.scan_key.op == TFL_SORT_SCAN_OP_SUM)
+                acc += x;
+            else if ((int64_t)x > (int64_t)acc)
+                acc = x;
+            o[AT(op->u.scan_key.out_rev, j)] = (int64_t)acc;
+        }
+#undef AT
         return TFL_OK;
     }
     case TFL_SORT_SCATTER: {

@@ -86,7 +86,8 @@ static int match(const char *m, void **cookie)
         !strstr(m, "_assert_async_cuda_kernel") && !strstr(m, "4scan") &&
         !strstr(m, "13unique_by_key") && !strstr(m, "Embedding") && !strstr(m, "UniqueCub_cu") &&
         !strstr(m, "6select23DeviceSelectSweepKernel") && !strstr(m, "3rle6encode") &&
-        !strstr(m, "14gatherKthValue") && !strstr(m, "12gatherMedian") && !strstr(m, "6sbtopk10gatherTopK") && !strstr(m, "6mbtopk"))
+        !strstr(m, "14gatherKthValue") && !strstr(m, "12gatherMedian") && !strstr(m, "6sbtopk10gatherTopK") && !strstr(m, "6mbtopk") &&
+        !strstr(m, "11scan_by_key"))
         return 0;
     char *d = tfl_pt_demangle(m);
     if (!d)

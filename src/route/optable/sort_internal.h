@@ -37,6 +37,7 @@ enum {
     SK_SCATTER,           /* UniqueCub.cu scatter_kernel               */
     SK_SELECT_UNIQUE,     /* cub DeviceSelectSweepKernel (unique)      */
     SK_RLE,               /* cub DeviceReduceByKeyKernel (rle encode)  */
+    SK_SCAN_BY_KEY,       /* cub DeviceScanByKeyKernel (long keys/values) */
     SK_KTHVALUE,          /* Sorting.cu gatherKthValue (sort_select.c) */
     SK_MEDIAN,            /* Sorting.cu gatherMedian                   */
     SK_TOPK,              /* TensorTopK.cu sbtopk::gatherTopK          */

@@ -36,6 +36,16 @@
  *     state, equality (1 byte), OffsetT num_items, int num_tiles, vsmem):
  *     the first item of every run of equal keys, all tiles in one launch
  *     (grid == num_tiles).
+ *   scan_by_key::DeviceScanByKeyKernel<Policy, Keys, Values, Out,
+ *     ReduceByKeyScanTileState<long, int>, equal_to<void>, plus<void> |
+ *     cuda::maximum<void>, NullType, unsigned long long, long, long>(keys
+ *     0:8, long *keys_prev 8:8, values 16 (8, or 16 for thrust's
+ *     constant_iterator<long>: base @0, constant @8), out, state, int
+ *     start_tile, eq, op, init, ull num_items): keys/values/out plain
+ *     pointers or thrust reverse_iterators (their base pointer, one past
+ *     the sequence); embedding backward's scale_grad_by_freq counts.  The
+ *     init kernel (previous keys per tile) is a no-op; start_tile must
+ *     be 0.
  *  PyTorch: _assert_async_cuda_kernel<bool>(const bool*, Msg (256 chars));
  *   UniqueCub.cu adjacent_difference_kernel<const K*>(long n, const K*, int*)
  *   (24 bytes) and scatter_kernel(long n, const long*, const long*, long*);
@@ -276,6 +286,44 @@ int sort_match_seq(const char *d, sort_kernel *k)
         k->offset_size = ns;
         k->kind = SK_RLE;
         k->name = "unique_counts";
+        return 1;
+    }
+    if (strstr(d, NS "scan_by_key::DeviceScanByKeyInitKernel<")) {
+        k->kind = SK_NOOP;          /* per-tile previous keys for the GPU's blocks */
+        k->name = "scan_init";
+        return 1;
+    }
+    if ((p = strstr(d, NS "scan_by_key::DeviceScanByKeyKernel<"))) {
+        p = strchr(p, '<');
+        if (tfl_pt_template_args(p, as, al, 12) != 11)
+            return 0;
+        static const char rev_c[] = "::reverse_iterator<long const*>", rev[] = "::reverse_iterator<long*>";
+        /* keys: long const* or a reverse iterator over one */
+        int kr = arg_has(as[1], al[1], rev_c) && strncmp(as[1], "thrust::", 8) == 0;
+        if (!kr && !sort_arg_is(as[1], al[1], "long const*"))
+            return 0;
+        /* values: a reverse iterator over long (const) *, or thrust's
+         * constant_iterator<long> */
+        int vr = strncmp(as[2], "thrust::", 8) == 0 && (arg_has(as[2], al[2], rev_c) || arg_has(as[2], al[2], rev));
+        int vc = strncmp(as[2], "thrust::", 8) == 0 && arg_has(as[2], al[2], "::constant_iterator<long, ");
+        if (!vr && !vc && !sort_arg_is(as[2], al[2], "long const*"))
+            return 0;
+        int orv = strncmp(as[3], "thrust::", 8) == 0 && arg_has(as[3], al[3], rev);
+        if (!orv && !sort_arg_is(as[3], al[3], "long*"))
+            return 0;
+        if (!sort_arg_is(as[5], al[5], "cuda::std::__4::equal_to<void>") ||
+            !sort_arg_is(as[7], al[7], "at_cuda_detail::cub::NullType") ||
+            !sort_arg_is(as[8], al[8], "unsigned long long") || !sort_arg_is(as[9], al[9], "long"))
+            return 0;
+        if (sort_arg_is(as[6], al[6], "cuda::std::__4::plus<void>"))
+            k->descending = TFL_SORT_SCAN_OP_SUM;
+        else if (sort_arg_is(as[6], al[6], "cuda::__4::maximum<void>"))
+            k->descending = TFL_SORT_SCAN_OP_MAX;
+        else
+            return 0;
+        k->key_dims = kr | vr << 1 | orv << 2 | vc << 3;   /* iterator kinds */
+        k->kind = SK_SCAN_BY_KEY;
+        k->name = "scan_by_key";
         return 1;
     }
     static const char emb[] = "at::native::(anonymous namespace)::";
@@ -537,6 +585,40 @@ tfl_status sort_run_seq(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, in
             !ok_range(s->u.runs.counts_out, n, 8) || !tfl_kdev_ok(s->u.runs.num_out, k->offset_size))
             DEV_FAIL("keys, counts or the count");
         *route = 1;
+        return TFL_OK;
+    }
+    case SK_SCAN_BY_KEY: {    /* (keys, keys_prev, values, out, state, int start_tile, eq, op, init, ull n) */
+        if (ARG(c, 5, int32_t) != 0)
+            return TFL_ERR_UNSUPPORTED;        /* a later launch of a split scan */
+        const int kr = k->key_dims & 1, vr = (k->key_dims >> 1) & 1, orv = (k->key_dims >> 2) & 1,
+                  vc = (k->key_dims >> 3) & 1;
+        const uint64_t n = ARG(c, 9, uint64_t);
+        if (n > (uint64_t)INT64_MAX / 16)
+            return TFL_ERR_UNSUPPORTED;
+        s->kind = TFL_SORT_SCAN_BY_KEY;
+        s->u.scan_key.n = (int64_t)n;
+        s->u.scan_key.op = k->descending;
+        s->u.scan_key.keys = ARG(c, 0, const int64_t *);
+        s->u.scan_key.keys_rev = kr;
+        if (vc) {
+            /* thrust constant_iterator<long>: its counting base (8 bytes)
+             * @0, the constant @8 */
+            s->u.scan_key.values = NULL;
+            s->u.scan_key.value_const = TFL_KARG_AT(c, int64_t, 2, 8);
+        } else {
+            s->u.scan_key.values = ARG(c, 2, const int64_t *);
+            s->u.scan_key.values_rev = vr;
+        }
+        s->u.scan_key.out = ARG(c, 3, int64_t *);
+        s->u.scan_key.out_rev = orv;
+        /* a reversed sequence ends at its base pointer */
+        const size_t bytes = (size_t)n * 8;
+#define SPAN_OK(ptr, rev) (n == 0 || tfl_kdev_ok((rev) ? (const char *)(ptr) - bytes : (const char *)(ptr), bytes))
+        if (!SPAN_OK(s->u.scan_key.keys, kr) || (!vc && !SPAN_OK(s->u.scan_key.values, vr)) ||
+            !SPAN_OK(s->u.scan_key.out, orv))
+            DEV_FAIL("keys, values or output");
+#undef SPAN_OK
+        *route = n > 0;
         return TFL_OK;
     }
     default:

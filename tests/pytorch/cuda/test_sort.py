@@ -209,6 +209,22 @@ def test_embedding_backward_many_indices_half(cuda, n, rows, width, dtype, ulp):
     assert torch.all((got.double() - ref).abs() <= ulp * (ref.abs() + 1e-3))
 
 
+@pytest.mark.parametrize("n", [100, 3073, 5000])
+def test_embedding_backward_scale_grad_by_freq(cuda, n):
+    # counts per index: cub inclusive sum-by-key, then a max-by-key scan
+    # over reverse iterators
+    g = torch.Generator().manual_seed(n)
+    w = torch.randn(300, 8, generator=g)
+    idx = torch.randint(0, 300, (n,), generator=g)
+    grad_out = torch.randn(n, 8, generator=g)
+    counts = torch.bincount(idx, minlength=300).double()
+    ref = torch.zeros(300, 8, dtype=torch.float64).index_add_(0, idx, grad_out.double())
+    ref = torch.where(counts[:, None] > 0, ref / counts.clamp(min=1)[:, None], ref)
+    wg = w.to(cuda).requires_grad_()
+    torch.nn.functional.embedding(idx.to(cuda), wg, scale_grad_by_freq=True).backward(grad_out.to(cuda))
+    assert torch.allclose(wg.grad.cpu().double(), ref, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("n,m", [(3, 5), (500, 100), (10000, 37)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
 def test_index_put_accumulate_and_index_add(cuda, n, m, dtype):
