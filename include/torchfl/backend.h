@@ -113,6 +113,8 @@ typedef enum tfl_op_kind {
     TFL_OP_INDEX = 10,
     TFL_OP_ATTENTION = 11,
     TFL_OP_BLAS = 12,        /* BLAS level 1/2, TRSM/SYRK, batched LAPACK (ops/blas.h) */
+    TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
+    TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -184,6 +186,8 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/index.h"
 #include "torchfl/ops/attention.h"
 #include "torchfl/ops/blas.h"
+#include "torchfl/ops/batchnorm.h"
+#include "torchfl/ops/bucket.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -201,6 +205,8 @@ typedef struct tfl_op {
         tfl_index_op index;
         tfl_attention_op attention;
         tfl_blas_op blas;
+        tfl_batchnorm_op batchnorm;
+        tfl_bucket_op bucket;
     } u;
 } tfl_op;
 

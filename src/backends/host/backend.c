@@ -117,6 +117,10 @@ static int host_op_supported(const tfl_op *op)
         return host_attention_supported(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas_supported(&op->u.blas);
+    case TFL_OP_BATCHNORM:
+        return host_batchnorm_supported(&op->u.batchnorm);
+    case TFL_OP_BUCKET:
+        return host_bucket_supported(&op->u.bucket);
     default:
         return 0;
     }
@@ -150,6 +154,10 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_attention(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas(&op->u.blas);
+    case TFL_OP_BATCHNORM:
+        return host_batchnorm(&op->u.batchnorm);
+    case TFL_OP_BUCKET:
+        return host_bucket(&op->u.bucket);
     default:
         return TFL_ERR_UNSUPPORTED;
     }

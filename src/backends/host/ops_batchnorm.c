@@ -1,0 +1,352 @@
+/*
+ * ops_batchnorm.c - the host backend's native "batchnorm" op: batch norm
+ * statistics / normalisation / backward, group norm's parameter kernels
+ * and the pointwise maps around them (torchfl/ops/batchnorm.h), float32.
+ *
+ * Per-channel sums are accumulated in double (two passes for the
+ * variance): closer to the exact value than the GPU's float Welford, so
+ * results agree with any float reference to rounding.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "backends/host/host_ops.h"
+#include "common/log.h"
+
+int host_batchnorm_supported(const tfl_batchnorm_op *op)
+{
+    return op && op->dtype == TFL_DT_F32 && op->kind >= TFL_BN_STATS && op->kind <= TFL_BN_MAP;
+}
+
+/* Element [i][ch][k] of a [n][c][l] view with element strides s. */
+#define AT3(p, s, i, ch, k) ((p)[(i) * (s)[0] + (ch) * (s)[1] + (k) * (s)[2]])
+
+/* Sum of x over channel ch. */
+static double chan_sum(const tfl_batchnorm_op *op, const float *x, const int64_t *sx, int64_t ch)
+{
+    double s = 0.0;
+    for (int64_t i = 0; i < op->n; i++) {
+        const float *row = x + i * sx[0] + ch * sx[1];
+        if (sx[2] == 1)
+            for (int64_t k = 0; k < op->l; k++)
+                s += row[k];
+        else
+            for (int64_t k = 0; k < op->l; k++)
+                s += row[k * sx[2]];
+    }
+    return s;
+}
+
+static void bn_stats(const tfl_batchnorm_op *op)
+{
+    const float *x = op->x;
+    const double cnt = (double)(op->n * op->l);
+    for (int64_t ch = 0; ch < op->c; ch++) {
+        double mean = chan_sum(op, x, op->x_stride, ch) / cnt;
+        double ss = 0.0;
+        for (int64_t i = 0; i < op->n; i++)
+            for (int64_t k = 0; k < op->l; k++) {
+                double d = AT3(x, op->x_stride, i, ch, k) - mean;
+                ss += d * d;
+            }
+        double var = ss / cnt;
+        if (op->mean)
+            op->mean[ch] = (float)mean;
+        if (!op->out2)
+            continue;
+        double v = var;
+        if (op->stats_mode == TFL_BN_STATS_INVSTD)
+            v = (var == 0.0 && op->eps == 0.0) ? 0.0 : 1.0 / sqrt(var + op->eps);
+        else if (op->stats_mode == TFL_BN_STATS_RSTD)
+            v = 1.0 / sqrt((double)(float)var + (double)(float)op->eps);
+        op->out2[ch] = (float)v;
+    }
+}
+
+static void bn_apply(const tfl_batchnorm_op *op)
+{
+    const float *x = op->x;
+    float *y = op->y;
+    for (int64_t ch = 0; ch < op->c; ch++) {
+        float s = op->from_var ? (float)(1.0 / sqrt((double)op->invstd[ch] + op->eps)) : op->invstd[ch];
+        float m = op->mean[ch];
+        float g = op->weight ? op->weight[ch] : 1.0f;
+        float b = op->bias ? op->bias[ch] : 0.0f;
+        for (int64_t i = 0; i < op->n; i++) {
+            const float *xr = x + i * op->x_stride[0] + ch * op->x_stride[1];
+            float *yr = y + i * op->y_stride[0] + ch * op->y_stride[1];
+            const int64_t sx = op->x_stride[2], sy = op->y_stride[2];
+            if (sx == 1 && sy == 1)
+                for (int64_t k = 0; k < op->l; k++)
+                    yr[k] = g * (xr[k] - m) * s + b;
+            else
+                for (int64_t k = 0; k < op->l; k++)
+                    yr[k * sy] = g * (xr[k * sx] - m) * s + b;
+        }
+    }
+}
+
+/* S1 = sum dy, S2 = sum dy * (x - mu) over channel ch. */
+static void grad_sums(const tfl_batchnorm_op *op, int64_t ch, double mu, double *s1, double *s2)
+{
+    const float *x = op->x, *dy = op->dy;
+    double a = 0.0, b = 0.0;
+    for (int64_t i = 0; i < op->n; i++)
+        for (int64_t k = 0; k < op->l; k++) {
+            double g = AT3(dy, op->dy_stride, i, ch, k);
+            a += g;
+            b += g * (AT3(x, op->x_stride, i, ch, k) - mu);
+        }
+    *s1 = a;
+    *s2 = b;
+}
+
+static void write_dx(const tfl_batchnorm_op *op, int64_t ch, float mdy, float m, float f1, float f2)
+{
+    const float *x = op->x, *dy = op->dy;
+    float *dx = op->dx;
+    for (int64_t i = 0; i < op->n; i++)
+        for (int64_t k = 0; k < op->l; k++)
+            AT3(dx, op->dx_stride, i, ch, k) =
+                (AT3(dy, op->dy_stride, i, ch, k) - mdy - (AT3(x, op->x_stride, i, ch, k) - m) * f1) * f2;
+}
+
+static void bn_backward(const tfl_batchnorm_op *op)
+{
+    const double cnt = (double)(op->n * op->l);
+    for (int64_t ch = 0; ch < op->c; ch++) {
+        double mu, s;
+        if (op->train) {
+            mu = op->mean[ch];
+            s = op->invstd[ch];
+        } else {
+            mu = op->running_mean[ch];
+            s = (float)(1.0 / sqrt((double)op->running_var[ch] + op->eps));
+        }
+        double g = op->weight ? op->weight[ch] : 1.0;
+        double s1, s2;
+        grad_sums(op, ch, mu, &s1, &s2);
+        if (op->dx) {
+            if (op->train)
+                write_dx(op, ch, (float)(s1 / cnt), (float)mu, (float)(s2 / cnt * s * s), (float)(s * g));
+            else
+                write_dx(op, ch, 0.0f, 0.0f, 0.0f, (float)(s * g));
+        }
+        if (op->grad_weight)
+            op->grad_weight[ch] = (float)(s2 * s);
+        if (op->grad_bias)
+            op->grad_bias[ch] = (float)s1;
+    }
+}
+
+static void bn_backward_reduce(const tfl_batchnorm_op *op)
+{
+    for (int64_t ch = 0; ch < op->c; ch++) {
+        double mu = op->mean ? op->mean[ch] : 0.0;
+        double s1, s2;
+        grad_sums(op, ch, mu, &s1, &s2);
+        if (op->sum_dy)
+            op->sum_dy[ch] = (float)s1;
+        if (op->sum_dy_xmu)
+            op->sum_dy_xmu[ch] = (float)s2;
+        if (op->grad_weight)
+            op->grad_weight[ch] = (float)(s2 * op->invstd[ch]);
+        if (op->grad_bias)
+            op->grad_bias[ch] = (float)s1;
+    }
+}
+
+static void bn_backward_elemt(const tfl_batchnorm_op *op)
+{
+    const float norm = (float)op->norm;
+    for (int64_t ch = 0; ch < op->c; ch++) {
+        float s = op->invstd[ch];
+        float g = op->weight ? op->weight[ch] : 1.0f;
+        write_dx(op, ch, op->sum_dy[ch] * norm, op->mean[ch], s * s * op->sum_dy_xmu[ch] * norm, g * s);
+    }
+}
+
+static void gn_fused_params(const tfl_batchnorm_op *op)
+{
+    const int64_t D = op->gn_c / op->gn_g;
+    for (int64_t n = 0; n < op->gn_n; n++)
+        for (int64_t c = 0; c < op->gn_c; c++) {
+            int64_t ng = n * op->gn_g + c / D, i = n * op->gn_c + c;
+            float a = op->gn_gamma ? op->gn_rstd[ng] * op->gn_gamma[c] : op->gn_rstd[ng];
+            op->gn_a[i] = a;
+            op->gn_b[i] = -a * op->gn_mean[ng] + (op->gn_beta ? op->gn_beta[c] : 0.0f);
+        }
+}
+
+/* ds = sum over hxw of dy * x, db = sum of dy for (n, c); read from dy, x
+ * directly in the 1-d case (hxw == 1). */
+static void gn_dsdb(const tfl_batchnorm_op *op, int64_t i, double *ds, double *db)
+{
+    if (op->gn_1d) {
+        *ds = (double)op->gn_dy[i] * op->gn_x[i];
+        *db = op->gn_dy[i];
+    } else {
+        *ds = op->gn_ds[i];
+        *db = op->gn_db[i];
+    }
+}
+
+static void gn_backward_params(const tfl_batchnorm_op *op)
+{
+    const int64_t G = op->gn_g, D = op->gn_c / G;
+    const double s = 1.0 / (double)(D * (op->gn_1d ? 1 : op->gn_hxw));
+    for (int64_t n = 0; n < op->gn_n; n++)
+        for (int64_t g = 0; g < G; g++) {
+            double s1 = 0.0, s2 = 0.0;
+            for (int64_t d = 0; d < D; d++) {
+                int64_t c = g * D + d;
+                double gam = op->gn_gamma ? op->gn_gamma[c] : 1.0, ds, db;
+                gn_dsdb(op, n * op->gn_c + c, &ds, &db);
+                s1 += ds * gam;
+                s2 += db * gam;
+            }
+            int64_t ng = n * G + g;
+            double mean = op->gn_mean[ng], r = op->gn_rstd[ng];
+            double x = (s2 * mean - s1) * r * r * r * s;
+            op->gn_a[ng] = (float)x;
+            op->gn_b[ng] = (float)(-x * mean - s2 * r * s);
+        }
+}
+
+static void gn_gamma_beta(const tfl_batchnorm_op *op)
+{
+    const int64_t G = op->gn_g, D = op->gn_c / G;
+    for (int64_t c = 0; c < op->gn_c; c++) {
+        double s1 = 0.0, s2 = 0.0;
+        for (int64_t n = 0; n < op->gn_n; n++) {
+            int64_t ng = n * G + c / D;
+            double ds, db;
+            gn_dsdb(op, n * op->gn_c + c, &ds, &db);
+            s1 += (ds - db * op->gn_mean[ng]) * op->gn_rstd[ng];
+            s2 += db;
+        }
+        if (op->gn_dgamma)
+            op->gn_dgamma[c] = (float)s1;
+        if (op->gn_dbeta)
+            op->gn_dbeta[c] = (float)s2;
+    }
+}
+
+/* One element of a map: in[] the inputs, out[] the outputs. */
+static void map_one(const tfl_batchnorm_op *op, const float *in, float *out)
+{
+    const double *p = op->param;
+    switch (op->map_code) {
+    case TFL_BN_MAP_RSQRT_EPS:
+        out[0] = (float)(1.0 / sqrt((double)(in[0] + (float)p[0])));
+        break;
+    case TFL_BN_MAP_UPDATE_STATS: {
+        float bessel = (float)p[0], mom = (float)p[1], eps = (float)p[2];
+        out[0] = in[0] * mom + (1.0f - mom) * in[2];
+        out[1] = in[1] * bessel * mom + (1.0f - mom) * in[3];
+        if (op->nout > 2)
+            out[2] = (float)(1.0 / sqrt((double)(in[1] + eps)));
+        break;
+    }
+    case TFL_BN_MAP_NORM: {
+        float v = (in[0] - in[1]) * in[2];
+        int k = 3;
+        if (op->map_flags & 1)
+            v *= in[k++];
+        if (op->map_flags & 2)
+            v += in[k];
+        out[0] = v;
+        break;
+    }
+    case TFL_BN_MAP_AFFINE:
+        out[0] = in[1] * in[0] + in[2];
+        break;
+    case TFL_BN_MAP_AFFINE3:
+        if (op->map_flags & 1)
+            out[0] = in[2] * in[3] * in[0] + in[4] * in[1] + in[5];
+        else
+            out[0] = in[2] * in[0] + in[3] * in[1] + in[4];
+        break;
+    case TFL_BN_MAP_MUL: {
+        float v = in[0];
+        for (int i = 1; i < op->nin; i++)
+            v *= in[i];
+        out[0] = v;
+        break;
+    }
+    case TFL_BN_MAP_BWD_TRAIN: {
+        float norm = (float)p[0];
+        float f1 = in[4] * in[4] * in[5] * norm, f2 = in[2] * in[4], mdy = in[6] * norm;
+        out[0] = (in[0] - mdy - (in[1] - in[3]) * f1) * f2;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static tfl_status bn_map(const tfl_batchnorm_op *op)
+{
+    const int nop = op->nout + op->nin;
+    if (nop > TFL_BN_MAP_OPERANDS || op->ndim < 1 || op->ndim > TFL_BN_MAP_DIMS)
+        return TFL_ERR_INVALID;
+    int64_t total = 1;
+    for (int d = 0; d < op->ndim; d++)
+        total *= op->shape[d];
+    int64_t idx[TFL_BN_MAP_DIMS] = { 0 };
+    char *ptr[TFL_BN_MAP_OPERANDS];
+    for (int k = 0; k < nop; k++)
+        ptr[k] = op->data[k];
+    for (int64_t e = 0; e < total; e++) {
+        float in[TFL_BN_MAP_OPERANDS], out[3];
+        for (int k = 0; k < op->nin; k++)
+            in[k] = *(const float *)ptr[op->nout + k];
+        map_one(op, in, out);
+        for (int k = 0; k < op->nout; k++)
+            *(float *)ptr[k] = out[k];
+        /* odometer step over the dimensions, dimension 0 fastest */
+        for (int d = 0; d < op->ndim; d++) {
+            for (int k = 0; k < nop; k++)
+                ptr[k] += op->strides[k][d];
+            if (++idx[d] < op->shape[d])
+                break;
+            for (int k = 0; k < nop; k++)
+                ptr[k] -= op->strides[k][d] * op->shape[d];
+            idx[d] = 0;
+        }
+    }
+    return TFL_OK;
+}
+
+tfl_status host_batchnorm(const tfl_batchnorm_op *op)
+{
+    if (!host_batchnorm_supported(op))
+        return TFL_ERR_UNSUPPORTED;
+    if (op->kind <= TFL_BN_BACKWARD_ELEMT && (op->n < 0 || op->c < 0 || op->l < 0))
+        return TFL_ERR_INVALID;
+    switch (op->kind) {
+    case TFL_BN_STATS:
+        if (op->n * op->l > 0)
+            bn_stats(op);
+        return TFL_OK;
+    case TFL_BN_APPLY:           bn_apply(op); return TFL_OK;
+    case TFL_BN_BACKWARD:        bn_backward(op); return TFL_OK;
+    case TFL_BN_BACKWARD_REDUCE: bn_backward_reduce(op); return TFL_OK;
+    case TFL_BN_BACKWARD_ELEMT:  bn_backward_elemt(op); return TFL_OK;
+    case TFL_BN_GN_FUSED_PARAMS:
+    case TFL_BN_GN_BACKWARD_PARAMS:
+    case TFL_BN_GN_GAMMA_BETA:
+        if (op->gn_g <= 0 || op->gn_c % op->gn_g || op->gn_n < 0)
+            return TFL_ERR_INVALID;
+        if (op->kind == TFL_BN_GN_FUSED_PARAMS)
+            gn_fused_params(op);
+        else if (op->kind == TFL_BN_GN_BACKWARD_PARAMS)
+            gn_backward_params(op);
+        else
+            gn_gamma_beta(op);
+        return TFL_OK;
+    case TFL_BN_MAP:
+        return bn_map(op);
+    }
+    return TFL_ERR_UNSUPPORTED;
+}
