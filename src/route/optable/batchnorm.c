@@ -381,7 +381,10 @@ static tfl_status run_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_
     case K_CL_COLLECT:    red_i = 5; stride_i = 6; break;
     case K_CL_TRANSFORM:  red_i = 7; stride_i = 8; break;
     case K_CL_BWD_REDUCE: red_i = 10; stride_i = 11; break;
-    default:              red_i = 10; stride_i = 11; break;   /* both elemt forms */
+    default:              /* elemt: (..., numel, dx, long world | dx, float norm) */
+        red_i = k->numel_form ? 10 : 9;
+        stride_i = red_i + 1;
+        break;
     }
     const int64_t R = TFL_KARG(c, int32_t, red_i), C = TFL_KARG(c, int32_t, stride_i);
     if (R < 0 || C < 0) {
