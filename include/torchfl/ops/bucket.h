@@ -24,8 +24,11 @@ typedef enum tfl_bucket_kind {
     TFL_BUCKET_SEARCHSORTED = 1,
     /* out[bin] += w, for every element v of `in` with lo <= v <= hi,
      * bin = (v - lo) * nbins / (hi - lo) (hi itself in the last bin);
-     * w = weights[same index] or 1.  `in` and `weights` are strided
-     * (ndim dims, element strides, dimension 0 slowest); out is dense. */
+     * w = weights[k * w_strides[0]] for the k-th element (row-major
+     * order of `in`) or 1.  `in` is strided (ndim dims, element strides,
+     * dimension 0 slowest); out is dense, nbins elements of out_dtype.
+     * Float inputs compute the bin in their own precision, integer ones
+     * in int64 (lo_i, hi_i). */
     TFL_BUCKET_HISTOGRAM = 2,
 } tfl_bucket_kind;
 
