@@ -211,3 +211,16 @@ def test_group_norm_stats(cuda, shape, groups):
     _close(y, ry)
     _close(mean, rmean)
     _close(rstd, rrstd)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_strided(cuda, training):
+    """A non-contiguous input (neither NCHW- nor channels-last-contiguous):
+    PyTorch's Impl::General - var_mean, then the batch_norm_elementwise
+    lambda over broadcast statistics, and the accessor backward kernel."""
+    x, w, b, rm, rv, dy = _inputs((5, 4, 3, 6), 9)
+    xs = x.permute(1, 0, 2, 3).contiguous().permute(1, 0, 2, 3)   # (N, C, H, W), C outermost
+    assert not xs.is_contiguous() and not xs.is_contiguous(memory_format=torch.channels_last)
+    got, ref = _bn_both(cuda, xs, w, b, rm, rv, dy, training=training)
+    for a, r in zip(got, ref):
+        _close(a, r)
