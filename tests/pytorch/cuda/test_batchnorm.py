@@ -2,12 +2,13 @@
 op family), float32, compared with PyTorch on the CPU from the same inputs
 and the same upstream gradient.
 
-With cuDNN enabled PyTorch sends affine batch norm of 3-d and 4-d inputs
-to cuDNN's batch norm (cudnnBatchNormalizationForwardTrainingEx ...),
-which torchfl does not implement; the batch norm tests therefore run with
-torch.backends.cudnn disabled, which makes PyTorch use its native kernels
-(Normalization.cuh) - exactly what the op family maps.  2-d inputs and
-non-affine ones take the native kernels either way.
+With cuDNN enabled PyTorch sends affine batch norm of 3-d..5-d inputs to
+cuDNN's batch norm (cudnnBatchNormalizationForwardTrainingEx ...), which
+torchfl runs through the same op (src/intercept/cudnn/cudnn_batchnorm.c);
+most tests here run with torch.backends.cudnn disabled so that PyTorch
+uses its native kernels (Normalization.cuh), and the module and instance
+norm tests run both ways.  2-d inputs and non-affine ones take the native
+kernels either way.
 
 Layouts: (N, C) and channels-last inputs use the channels-last kernels,
 contiguous (N, C, L...) ones the accessor kernels; group norm covers
@@ -119,11 +120,21 @@ def test_batch_norm_momentum_eps(cuda, momentum):
         _close(a, r)
 
 
-@pytest.mark.parametrize("cls,shape", [(nn.BatchNorm1d, (8, 5)), (nn.BatchNorm1d, (4, 5, 9)),
-                                       (nn.BatchNorm2d, (4, 3, 6, 5))])
-def test_batch_norm_module_steps(cuda, cls, shape):
+@pytest.mark.parametrize("cls,shape,fmt", [
+    (nn.BatchNorm1d, (8, 5), None), (nn.BatchNorm1d, (4, 5, 9), None),
+    (nn.BatchNorm2d, (4, 3, 6, 5), None), (nn.BatchNorm2d, (4, 3, 6, 5), torch.channels_last),
+    (nn.BatchNorm3d, (2, 4, 3, 2, 5), None)])
+@pytest.mark.parametrize("cudnn", [False, True])
+def test_batch_norm_module_steps(cuda, cls, shape, fmt, cudnn):
     """Several training steps, then eval: running statistics (unbiased
-    variance, momentum), num_batches_tracked, outputs and parameter grads."""
+    variance, momentum), num_batches_tracked, outputs and parameter grads.
+    With cuDNN enabled, 3-d+ inputs go through cuDNN's batch norm calls
+    (src/intercept/cudnn/cudnn_batchnorm.c)."""
+    with torch.backends.cudnn.flags(enabled=cudnn):
+        _module_steps(cuda, cls, shape, fmt)
+
+
+def _module_steps(cuda, cls, shape, fmt):
     torch.manual_seed(0)
     ref = cls(shape[1])
     with torch.no_grad():
@@ -137,11 +148,17 @@ def test_batch_norm_module_steps(cuda, cls, shape):
         dy = torch.randn(shape, generator=g)
         ref.zero_grad()
         dev.zero_grad()
-        ry = ref(x)
+        xr = x.clone().requires_grad_()
+        ry = ref(xr)
         ry.backward(dy)
-        y = dev(x.to(cuda))
+        xd = x.to(cuda)
+        if fmt is not None:
+            xd = xd.contiguous(memory_format=fmt)
+        xd.requires_grad_()
+        y = dev(xd)
         y.backward(dy.to(cuda))
         _close(y, ry)
+        _close(xd.grad, xr.grad)
         _close(dev.weight.grad, ref.weight.grad)
         _close(dev.bias.grad, ref.bias.grad)
     _close(dev.running_mean, ref.running_mean)
@@ -155,16 +172,18 @@ def test_batch_norm_module_steps(cuda, cls, shape):
 
 @pytest.mark.parametrize("shape", [(4, 3, 10), (2, 5, 3, 4), (1, 2, 7)])
 @pytest.mark.parametrize("affine", [True, False])
-def test_instance_norm(cuda, shape, affine):
+@pytest.mark.parametrize("cudnn", [False, True])
+def test_instance_norm(cuda, shape, affine, cudnn):
     x, w, b, _, _, dy = _inputs(shape, 6)
     out = []
     for dev in (cuda, torch.device("cpu")):
-        xd = x.to(dev).requires_grad_()
-        wd = w.to(dev).requires_grad_() if affine else None
-        bd = b.to(dev).requires_grad_() if affine else None
-        y = F.instance_norm(xd, weight=wd, bias=bd)
-        y.backward(dy.to(dev))
-        out.append([y, xd.grad] + ([wd.grad, bd.grad] if affine else []))
+        with torch.backends.cudnn.flags(enabled=cudnn):
+            xd = x.to(dev).requires_grad_()
+            wd = w.to(dev).requires_grad_() if affine else None
+            bd = b.to(dev).requires_grad_() if affine else None
+            y = F.instance_norm(xd, weight=wd, bias=bd)
+            y.backward(dy.to(dev))
+            out.append([y, xd.grad] + ([wd.grad, bd.grad] if affine else []))
     for a, r in zip(*out):
         _close(a, r)
 
