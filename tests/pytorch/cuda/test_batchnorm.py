@@ -243,3 +243,48 @@ def test_batch_norm_strided(cuda, training):
     got, ref = _bn_both(cuda, xs, w, b, rm, rv, dy, training=training)
     for a, r in zip(got, ref):
         _close(a, r)
+
+
+def _ref_stats(x):
+    """Per-channel mean and biased variance in double, from the definition."""
+    dims = [0] + list(range(2, x.dim()))
+    xd = x.double()
+    return xd.mean(dims), xd.var(dims, unbiased=False)
+
+
+@pytest.mark.parametrize("shape,fmt", [((4, 3, 10), None), ((6, 3, 5, 7), None), ((8, 5), None),
+                                       ((6, 3, 5, 7), torch.channels_last)])
+def test_sync_bn_primitives(cuda, shape, fmt):
+    """The public pieces SyncBatchNorm is built from (batch_norm_stats with
+    InvStd, batch_norm_elemt, batch_norm_backward_reduce,
+    batch_norm_backward_elemt with per-rank counts), checked against the
+    definitions computed in double on the CPU."""
+    x, w, b, _, _, dy = _inputs(shape, 10)
+    eps = 1e-5
+    xd, dyd = x.to(cuda), dy.to(cuda)
+    if fmt is not None:
+        xd, dyd = xd.contiguous(memory_format=fmt), dyd.contiguous(memory_format=fmt)
+    mean, invstd = torch.batch_norm_stats(xd, eps)
+    rmean, rvar = _ref_stats(x)
+    rinv = 1.0 / torch.sqrt(rvar + eps)
+    _close(mean, rmean.float())
+    _close(invstd, rinv.float(), rtol=1e-5, atol=1e-4)
+    y = torch.batch_norm_elemt(xd, w.to(cuda), b.to(cuda), mean, invstd, eps)
+    shp = [1, -1] + [1] * (x.dim() - 2)
+    ry = (x.double() - rmean.view(shp)) * rinv.view(shp) * w.double().view(shp) + b.double().view(shp)
+    _close(y, ry.float(), atol=1e-4)
+    sum_dy, sum_dy_xmu, gw, gb = torch.batch_norm_backward_reduce(dyd, xd, mean, invstd, w.to(cuda),
+                                                                 True, True, True)
+    dims = [0] + list(range(2, x.dim()))
+    rsdy = dy.double().sum(dims)
+    rsdx = (dy.double() * (x.double() - rmean.view(shp))).sum(dims)
+    _close(sum_dy, rsdy.float(), atol=1e-4)
+    _close(sum_dy_xmu, rsdx.float(), rtol=1e-4, atol=1e-4)
+    _close(gw, (rsdx * rinv).float(), rtol=1e-4, atol=1e-4)
+    _close(gb, rsdy.float(), atol=1e-4)
+    cnt = x.numel() // shape[1]
+    counts = torch.tensor([cnt], dtype=torch.int32, device=cuda)
+    dx = torch.batch_norm_backward_elemt(dyd, xd, mean, invstd, w.to(cuda), sum_dy, sum_dy_xmu, counts)
+    rdx = (dy.double() - (rsdy / cnt).view(shp)
+           - (x.double() - rmean.view(shp)) * (rinv ** 2 * rsdx / cnt).view(shp)) * (rinv * w.double()).view(shp)
+    _close(dx, rdx.float(), rtol=1e-4, atol=1e-4)
