@@ -90,7 +90,7 @@ typedef enum tfl_bn_map_code {
 
 typedef struct tfl_batchnorm_op {
     tfl_bn_kind kind;
-    tfl_dtype dtype;            /* of x, y, dy, dx (statistics are float)   */
+    tfl_dtype dtype;            /* of x, y, dy, dx: F32, F16 or BF16         */
     /* ---- batch norm view: [n][c][l], element strides per operand */
     int64_t n, c, l;
     const void *x, *dy;
@@ -120,6 +120,13 @@ typedef struct tfl_batchnorm_op {
     void *data[TFL_BN_MAP_OPERANDS];
     int64_t strides[TFL_BN_MAP_OPERANDS][TFL_BN_MAP_DIMS];
     double param[3];
+    /* ---- appended: element types (0 = TFL_DT_F32).  stat_dtype is that
+     * of weight, bias, running_mean, running_var, grad_weight, grad_bias
+     * (F32, F16 or BF16; mean, invstd, out2, sum_dy, sum_dy_xmu are always
+     * float); map_dtype[k] that of TFL_BN_MAP operand k (the formula is
+     * computed in float).  Group norm kinds are float only. */
+    tfl_dtype stat_dtype;
+    tfl_dtype map_dtype[TFL_BN_MAP_OPERANDS];
 } tfl_batchnorm_op;
 
 #endif

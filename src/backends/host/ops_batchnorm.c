@@ -9,13 +9,31 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "backends/host/gemm_internal.h"
 #include "backends/host/host_ops.h"
+#include "backends/host/ops_elementwise_fp16.h"
 #include "common/log.h"
+
+static int fp_ok(tfl_dtype t)
+{
+    return t == TFL_DT_F32 || t == TFL_DT_F16 || t == TFL_DT_BF16;
+}
 
 int host_batchnorm_supported(const tfl_batchnorm_op *op)
 {
-    return op && op->dtype == TFL_DT_F32 && op->kind >= TFL_BN_STATS && op->kind <= TFL_BN_MAP;
+    if (!op || op->kind < TFL_BN_STATS || op->kind > TFL_BN_MAP)
+        return 0;
+    if (op->kind >= TFL_BN_GN_FUSED_PARAMS && op->kind <= TFL_BN_GN_GAMMA_BETA)
+        return op->dtype == TFL_DT_F32;
+    if (op->kind == TFL_BN_MAP) {
+        for (int k = 0; k < TFL_BN_MAP_OPERANDS; k++)
+            if (!fp_ok(op->map_dtype[k]))
+                return 0;
+        return op->dtype == TFL_DT_F32;
+    }
+    return fp_ok(op->dtype) && fp_ok(op->stat_dtype);
 }
 
 /* Element [i][ch][k] of a [n][c][l] view with element strides s. */
@@ -285,6 +303,26 @@ static void map_one(const tfl_batchnorm_op *op, const float *in, float *out)
     }
 }
 
+static float load(tfl_dtype t, const char *p)
+{
+    uint16_t h;
+    switch (t) {
+    case TFL_DT_F16:  memcpy(&h, p, 2); return tfl_half_to_float(h);
+    case TFL_DT_BF16: memcpy(&h, p, 2); return tfl_bf16_to_float(h);
+    default: { float f; memcpy(&f, p, 4); return f; }
+    }
+}
+
+static void store(tfl_dtype t, char *p, float v)
+{
+    uint16_t h;
+    switch (t) {
+    case TFL_DT_F16:  h = tfl_float_to_half(v); memcpy(p, &h, 2); break;
+    case TFL_DT_BF16: h = tfl_float_to_bf16(v); memcpy(p, &h, 2); break;
+    default: memcpy(p, &v, 4); break;
+    }
+}
+
 static tfl_status bn_map(const tfl_batchnorm_op *op)
 {
     const int nop = op->nout + op->nin;
@@ -300,10 +338,10 @@ static tfl_status bn_map(const tfl_batchnorm_op *op)
     for (int64_t e = 0; e < total; e++) {
         float in[TFL_BN_MAP_OPERANDS], out[3];
         for (int k = 0; k < op->nin; k++)
-            in[k] = *(const float *)ptr[op->nout + k];
+            in[k] = load(op->map_dtype[op->nout + k], ptr[op->nout + k]);
         map_one(op, in, out);
         for (int k = 0; k < op->nout; k++)
-            *(float *)ptr[k] = out[k];
+            store(op->map_dtype[k], ptr[k], out[k]);
         /* odometer step over the dimensions, dimension 0 fastest */
         for (int d = 0; d < op->ndim; d++) {
             for (int k = 0; k < nop; k++)
@@ -318,10 +356,84 @@ static tfl_status bn_map(const tfl_batchnorm_op *op)
     return TFL_OK;
 }
 
+static tfl_status host_batchnorm_f32(const tfl_batchnorm_op *op);
+
+/* Elements a [n][c][l] view spans (0 if empty). */
+static int64_t span3(const tfl_batchnorm_op *op, const int64_t *st)
+{
+    if (op->n <= 0 || op->c <= 0 || op->l <= 0)
+        return 0;
+    return (op->n - 1) * st[0] + (op->c - 1) * st[1] + (op->l - 1) * st[2] + 1;
+}
+
+/* A float copy of n elements of type t (NULL in, NULL out). */
+static float *to_f32(tfl_dtype t, const void *src, int64_t n, int *fail)
+{
+    if (!src || n <= 0)
+        return NULL;
+    float *d = malloc((size_t)n * sizeof(float));
+    if (!d) {
+        *fail = 1;
+        return NULL;
+    }
+    hg_to_f32(t, src, n, n, 1, d, n);
+    return d;
+}
+
+static void from_f32(tfl_dtype t, const float *src, void *dst, int64_t n)
+{
+    if (src && dst && n > 0)
+        hg_from_f32(t, src, n, n, 1, dst, n);
+}
+
+/* Half / bfloat16 tensors or parameters: run the float op on float copies
+ * (same strides; outputs are copied in first so the elements between a
+ * strided view's rows round-trip unchanged), then convert back. */
+static tfl_status bn_lowp(const tfl_batchnorm_op *op)
+{
+    tfl_batchnorm_op f = *op;
+    f.dtype = TFL_DT_F32;
+    f.stat_dtype = TFL_DT_F32;
+    const tfl_dtype t = op->dtype, st = op->stat_dtype;
+    const int64_t nx = span3(op, op->x_stride), ny = span3(op, op->y_stride);
+    const int64_t ndy = span3(op, op->dy_stride), ndx = span3(op, op->dx_stride), c = op->c;
+    int fail = 0;
+    float *x = to_f32(t, op->x, nx, &fail), *dy = to_f32(t, op->dy, ndy, &fail);
+    float *y = to_f32(t, op->y, ny, &fail), *dx = to_f32(t, op->dx, ndx, &fail);
+    float *w = to_f32(st, op->weight, c, &fail), *b = to_f32(st, op->bias, c, &fail);
+    float *rm = to_f32(st, op->running_mean, c, &fail), *rv = to_f32(st, op->running_var, c, &fail);
+    float *gw = to_f32(st, op->grad_weight, c, &fail), *gb = to_f32(st, op->grad_bias, c, &fail);
+    tfl_status r = TFL_ERR_NOMEM;
+    if (!fail) {
+        f.x = x; f.dy = dy; f.y = y; f.dx = dx;
+        f.weight = w; f.bias = b; f.running_mean = rm; f.running_var = rv;
+        f.grad_weight = gw; f.grad_bias = gb;
+        r = host_batchnorm_f32(&f);
+        if (r == TFL_OK) {
+            from_f32(t, y, op->y, ny);
+            from_f32(t, dx, op->dx, ndx);
+            from_f32(st, gw, op->grad_weight, c);
+            from_f32(st, gb, op->grad_bias, c);
+        }
+    }
+    free(x); free(dy); free(y); free(dx); free(w); free(b); free(rm); free(rv); free(gw); free(gb);
+    return r;
+}
+
 tfl_status host_batchnorm(const tfl_batchnorm_op *op)
 {
     if (!host_batchnorm_supported(op))
         return TFL_ERR_UNSUPPORTED;
+    if (op->kind <= TFL_BN_BACKWARD_ELEMT && (op->dtype != TFL_DT_F32 || op->stat_dtype != TFL_DT_F32)) {
+        if (op->n < 0 || op->c < 0 || op->l < 0)
+            return TFL_ERR_INVALID;
+        return bn_lowp(op);
+    }
+    return host_batchnorm_f32(op);
+}
+
+static tfl_status host_batchnorm_f32(const tfl_batchnorm_op *op)
+{
     if (op->kind <= TFL_BN_BACKWARD_ELEMT && (op->n < 0 || op->c < 0 || op->l < 0))
         return TFL_ERR_INVALID;
     switch (op->kind) {

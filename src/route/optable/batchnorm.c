@@ -50,6 +50,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable/batchnorm_internal.h"
+#include "route/optable/pt_abi.h"
 
 enum {
     K_COLLECT = 1, K_TRANSFORM, K_BACKWARD, K_BWD_REDUCE, K_BWD_ELEMT,
@@ -59,22 +60,82 @@ enum {
 };
 
 static const struct {
-    const char *prefix;       /* mangled name up to the index type         */
-    int kind, invstd;
+    const char *prefix;       /* mangled name up to the template arguments */
+    int kind;
     const char *name;
 } native[] = {
-    { "_ZN2at6native36batch_norm_collect_statistics_kernelINS0_3VarEfff", K_COLLECT, 0, "batch_norm_stats" },
-    { "_ZN2at6native36batch_norm_collect_statistics_kernelINS0_6InvStdEfff", K_COLLECT, 1, "batch_norm_stats" },
-    { "_ZN2at6native33batch_norm_transform_input_kernelIfffLb1E", K_TRANSFORM, 0, "batch_norm_apply" },
-    { "_ZN2at6native26batch_norm_backward_kernelIfff", K_BACKWARD, 0, "batch_norm_backward" },
-    { "_ZN2at6native33batch_norm_backward_reduce_kernelIfff", K_BWD_REDUCE, 0, "batch_norm_backward_reduce" },
-    { "_ZN2at6native32batch_norm_backward_elemt_kernelIfff", K_BWD_ELEMT, 0, "batch_norm_backward_elemt" },
-    { "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEffLi4EEE", K_CL_COLLECT, 0, "batch_norm_stats" },
-    { "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_6InvStdEffLi4EEE", K_CL_COLLECT, 1, "batch_norm_stats" },
-    { "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIfffLi4EEE", K_CL_TRANSFORM, 0, "batch_norm_apply" },
-    { "_ZN2at6native47batch_norm_backward_reduce_channels_last_kernelILi4EfffEE", K_CL_BWD_REDUCE, 0, "batch_norm_backward_reduce" },
-    { "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelILi4EfffEE", K_CL_BWD_ELEMT, 0, "batch_norm_backward_elemt" },
+    { "_ZN2at6native36batch_norm_collect_statistics_kernelI", K_COLLECT, "batch_norm_stats" },
+    { "_ZN2at6native33batch_norm_transform_input_kernelI", K_TRANSFORM, "batch_norm_apply" },
+    { "_ZN2at6native26batch_norm_backward_kernelI", K_BACKWARD, "batch_norm_backward" },
+    { "_ZN2at6native33batch_norm_backward_reduce_kernelI", K_BWD_REDUCE, "batch_norm_backward_reduce" },
+    { "_ZN2at6native32batch_norm_backward_elemt_kernelI", K_BWD_ELEMT, "batch_norm_backward_elemt" },
+    { "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelI", K_CL_COLLECT, "batch_norm_stats" },
+    { "_ZN2at6native47batch_norm_transform_input_channels_last_kernelI", K_CL_TRANSFORM, "batch_norm_apply" },
+    { "_ZN2at6native47batch_norm_backward_reduce_channels_last_kernelI", K_CL_BWD_REDUCE, "batch_norm_backward_reduce" },
+    { "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelI", K_CL_BWD_ELEMT, "batch_norm_backward_elemt" },
 };
+
+static int arg_is(const char *a, size_t n, const char *want)
+{
+    return n == strlen(want) && strncmp(a, want, n) == 0;
+}
+
+/* float, c10::Half or c10::BFloat16 */
+static int fp_type(const char *a, size_t n, tfl_dtype *dt)
+{
+    return tfl_pt_type_name(a, n, dt) && (*dt == TFL_DT_F32 || *dt == TFL_DT_F16 || *dt == TFL_DT_BF16);
+}
+
+/* The template arguments of a native batch norm kernel (demangled):
+ *   collect_statistics<VarTransform, in, stat, acc, index>
+ *   transform_input<in, stat, acc, train, index>
+ *   backward / backward_reduce / backward_elemt<in, stat, acc, index>
+ *   collect_statistics_channels_last<VarTransform, in, acc, vec>
+ *   transform_input_channels_last<in, acc, layer, vec>
+ *   backward_{reduce,elemt}_channels_last<vec, in, acc, layer>
+ * acc must be float; in and stat (layer) float, Half or BFloat16. */
+static int parse_types(const char *m, bn_kernel *k)
+{
+    char *d = tfl_pt_demangle(m);
+    if (!d)
+        return 0;
+    int ok = 0;
+    const char *p = strstr(d, "_kernel<");
+    const char *a[6];
+    size_t n[6];
+    int na = p ? tfl_pt_template_args(p + strlen("_kernel"), a, n, 6) : -1;
+    int ii = -1, is = -1, ia = -1, iv = -1, ix = -1;
+    switch (k->kind) {
+    case K_COLLECT:      if (na == 5) { iv = 0; ii = 1; is = 2; ia = 3; ix = 4; } break;
+    case K_TRANSFORM:    if (na == 5 && arg_is(a[3], n[3], "true")) { ii = 0; is = 1; ia = 2; ix = 4; } break;
+    case K_BACKWARD:
+    case K_BWD_REDUCE:
+    case K_BWD_ELEMT:    if (na == 4) { ii = 0; is = 1; ia = 2; ix = 3; } break;
+    case K_CL_COLLECT:   if (na == 4) { iv = 0; ii = 1; ia = 2; } break;
+    case K_CL_TRANSFORM: if (na == 4) { ii = 0; ia = 1; is = 2; } break;
+    default:             if (na == 4) { ii = 1; ia = 2; is = 3; } break;
+    }
+    tfl_dtype acc = TFL_DT_F32;
+    k->stat_dt = TFL_DT_F32;
+    if (ii >= 0 && fp_type(a[ii], n[ii], &k->in_dt) && fp_type(a[ia], n[ia], &acc) && acc == TFL_DT_F32 &&
+        (is < 0 || fp_type(a[is], n[is], &k->stat_dt))) {
+        ok = 1;
+        if (iv >= 0) {
+            if (arg_is(a[iv], n[iv], "at::native::InvStd"))
+                k->invstd = 1;
+            else if (!arg_is(a[iv], n[iv], "at::native::Var"))
+                ok = 0;
+        }
+        if (ix >= 0) {
+            if (arg_is(a[ix], n[ix], "long"))
+                k->idx64 = 1;
+            else if (!arg_is(a[ix], n[ix], "int"))
+                ok = 0;
+        }
+    }
+    free(d);
+    return ok;
+}
 
 static const struct {
     const char *ident;        /* "<len>Name" inside group_norm_kernel.cu   */
@@ -111,14 +172,9 @@ static int match(const char *m, void **cookie)
             continue;
         memset(&k, 0, sizeof k);
         k.kind = native[i].kind;
-        k.invstd = native[i].invstd;
         k.name = native[i].name;
-        if (k.kind <= K_BWD_ELEMT) {
-            /* the index type closes the template: "iEE" / "lEE" */
-            if ((m[n] != 'i' && m[n] != 'l') || strncmp(m + n + 1, "EE", 2) != 0)
-                return 0;
-            k.idx64 = m[n] == 'l';
-        }
+        if (!parse_types(m, &k))
+            return 0;
         if (k.kind == K_BWD_ELEMT) {
             size_t len = strlen(m);
             k.numel_form = len > 4 && strcmp(m + len - 4, "PKii") == 0;
@@ -178,7 +234,7 @@ static pta read_pta(const tfl_kcall *c, int i, int dims, int idx64)
 }
 
 /* Bytes spanned by a strided view of float elements (0 if empty). */
-static int64_t span3(const int64_t *size, const int64_t *stride)
+static int64_t span3(const int64_t *size, const int64_t *stride, size_t es)
 {
     int64_t hi = 0;
     for (int d = 0; d < 3; d++) {
@@ -188,27 +244,27 @@ static int64_t span3(const int64_t *size, const int64_t *stride)
             return -1;
         hi += (size[d] - 1) * stride[d];
     }
-    return (hi + 1) * 4;
+    return (hi + 1) * (int64_t)es;
 }
 
 /* A float vector of `need` elements from a 1-d accessor, or NULL when the
  * accessor is a dummy (size 0); *bad set when it is neither. */
-static float *vec(const pta *a, int64_t need, int *bad)
+static float *vec(const pta *a, int64_t need, size_t es, int *bad)
 {
     if (a->size[0] == 0 || !a->data)
         return NULL;
-    if (a->size[0] < need || a->stride[0] != 1 || !tfl_kdev_ok(a->data, (size_t)need * 4))
+    if (a->size[0] < need || a->stride[0] != 1 || !tfl_kdev_ok(a->data, (size_t)need * es))
         *bad = 1;
     return a->data;
 }
 
 /* Is a 3-d accessor usable: same shape as `ref`, its memory live. */
-static int view_ok(const pta *a, const pta *ref)
+static int view_ok(const pta *a, const pta *ref, size_t es)
 {
     for (int d = 0; d < 3; d++)
         if (a->size[d] != ref->size[d])
             return 0;
-    int64_t b = span3(a->size, a->stride);
+    int64_t b = span3(a->size, a->stride, es);
     return b >= 0 && tfl_kdev_ok(a->data, (size_t)b);
 }
 
@@ -241,13 +297,16 @@ static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *o
     tfl_batchnorm_op *o = &op->u.batchnorm;
     const int i64 = k->idx64;
     int bad = 0;
+    const size_t ei = tfl_dtype_size(k->in_dt), ss = tfl_dtype_size(k->stat_dt);
+    o->dtype = k->in_dt;
+    o->stat_dtype = k->stat_dt;
     pta x = read_pta(c, 0, 3, i64);
     set_view(o, &x);
     if (x.size[0] < 0 || x.size[1] < 0 || x.size[2] < 0) {
         snprintf(err, errlen, "%s: bad shape", op->name);
         return TFL_ERR_INVALID;
     }
-    bad |= !view_ok(&x, &x);
+    bad |= !view_ok(&x, &x, ei);
     o->x = x.data;
     memcpy(o->x_stride, x.stride, sizeof o->x_stride);
     const int64_t C = x.size[1];
@@ -256,8 +315,8 @@ static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *o
         o->kind = TFL_BN_STATS;
         o->eps = TFL_KARG(c, float, 1);
         pta m = read_pta(c, 3, 1, i64), v = read_pta(c, 4, 1, i64);
-        o->mean = vec(&m, C, &bad);
-        o->out2 = vec(&v, C, &bad);
+        o->mean = vec(&m, C, 4, &bad);
+        o->out2 = vec(&v, C, 4, &bad);
         o->stats_mode = k->invstd ? TFL_BN_STATS_INVSTD : TFL_BN_STATS_VAR;
         break;
     }
@@ -266,13 +325,13 @@ static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *o
         pta y = read_pta(c, 1, 3, i64);
         pta m = read_pta(c, 2, 1, i64), s = read_pta(c, 3, 1, i64);
         pta w = read_pta(c, 4, 1, i64), b = read_pta(c, 5, 1, i64);
-        bad |= !view_ok(&y, &x);
+        bad |= !view_ok(&y, &x, ei);
         o->y = y.data;
         memcpy(o->y_stride, y.stride, sizeof o->y_stride);
-        o->mean = vec(&m, C, &bad);
-        o->invstd = vec(&s, C, &bad);
-        o->weight = vec(&w, C, &bad);
-        o->bias = vec(&b, C, &bad);
+        o->mean = vec(&m, C, 4, &bad);
+        o->invstd = vec(&s, C, 4, &bad);
+        o->weight = vec(&w, C, ss, &bad);
+        o->bias = vec(&b, C, ss, &bad);
         if (!o->mean || !o->invstd)
             bad = 1;
         break;
@@ -285,25 +344,25 @@ static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *o
         pta sm = read_pta(c, 8, 1, i64), si = read_pta(c, 9, 1, i64);
         o->train = TFL_KARG(c, uint8_t, 10) != 0;
         o->eps = TFL_KARG(c, float, 11);
-        bad |= !view_ok(&dy, &x);
+        bad |= !view_ok(&dy, &x, ei);
         o->dy = dy.data;
         memcpy(o->dy_stride, dy.stride, sizeof o->dy_stride);
         if (dx.data) {
-            bad |= !view_ok(&dx, &x);
+            bad |= !view_ok(&dx, &x, ei);
             o->dx = dx.data;
             memcpy(o->dx_stride, dx.stride, sizeof o->dx_stride);
         }
-        o->grad_weight = vec(&gw, C, &bad);
-        o->grad_bias = vec(&gb, C, &bad);
-        o->weight = vec(&w, C, &bad);
+        o->grad_weight = vec(&gw, C, ss, &bad);
+        o->grad_bias = vec(&gb, C, ss, &bad);
+        o->weight = vec(&w, C, ss, &bad);
         if (o->train) {
-            o->mean = vec(&sm, C, &bad);
-            o->invstd = vec(&si, C, &bad);
+            o->mean = vec(&sm, C, 4, &bad);
+            o->invstd = vec(&si, C, 4, &bad);
             if (!o->mean || !o->invstd)
                 bad = 1;
         } else {
-            o->running_mean = vec(&rm, C, &bad);
-            o->running_var = vec(&rv, C, &bad);
+            o->running_mean = vec(&rm, C, ss, &bad);
+            o->running_var = vec(&rv, C, ss, &bad);
             if (!o->running_mean || !o->running_var)
                 bad = 1;
         }
@@ -315,15 +374,15 @@ static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *o
         pta m = read_pta(c, 2, 1, i64), s = read_pta(c, 3, 1, i64);
         pta sdy = read_pta(c, 4, 1, i64), sdx = read_pta(c, 5, 1, i64);
         pta gw = read_pta(c, 6, 1, i64), gb = read_pta(c, 7, 1, i64);
-        bad |= !view_ok(&dy, &x);
+        bad |= !view_ok(&dy, &x, ei);
         o->dy = dy.data;
         memcpy(o->dy_stride, dy.stride, sizeof o->dy_stride);
-        o->mean = vec(&m, C, &bad);
-        o->invstd = vec(&s, C, &bad);
-        o->sum_dy = vec(&sdy, C, &bad);
-        o->sum_dy_xmu = vec(&sdx, C, &bad);
-        o->grad_weight = vec(&gw, C, &bad);
-        o->grad_bias = vec(&gb, C, &bad);
+        o->mean = vec(&m, C, 4, &bad);
+        o->invstd = vec(&s, C, 4, &bad);
+        o->sum_dy = vec(&sdy, C, 4, &bad);
+        o->sum_dy_xmu = vec(&sdx, C, 4, &bad);
+        o->grad_weight = vec(&gw, C, ss, &bad);
+        o->grad_bias = vec(&gb, C, ss, &bad);
         if (!o->mean || (o->grad_weight && !o->invstd))
             bad = 1;
         break;
@@ -334,16 +393,16 @@ static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *o
         pta m = read_pta(c, 2, 1, i64), s = read_pta(c, 3, 1, i64), w = read_pta(c, 4, 1, i64);
         pta sdy = read_pta(c, 5, 1, i64), sdx = read_pta(c, 6, 1, i64);
         pta dx = read_pta(c, 7, 3, i64);
-        bad |= !view_ok(&dy, &x) || !view_ok(&dx, &x);
+        bad |= !view_ok(&dy, &x, ei) || !view_ok(&dx, &x, ei);
         o->dy = dy.data;
         memcpy(o->dy_stride, dy.stride, sizeof o->dy_stride);
         o->dx = dx.data;
         memcpy(o->dx_stride, dx.stride, sizeof o->dx_stride);
-        o->mean = vec(&m, C, &bad);
-        o->invstd = vec(&s, C, &bad);
-        o->weight = vec(&w, C, &bad);
-        o->sum_dy = vec(&sdy, C, &bad);
-        o->sum_dy_xmu = vec(&sdx, C, &bad);
+        o->mean = vec(&m, C, 4, &bad);
+        o->invstd = vec(&s, C, 4, &bad);
+        o->weight = vec(&w, C, ss, &bad);
+        o->sum_dy = vec(&sdy, C, 4, &bad);
+        o->sum_dy_xmu = vec(&sdx, C, 4, &bad);
         if (!o->mean || !o->invstd || !o->sum_dy || !o->sum_dy_xmu)
             bad = 1;
         if (k->numel_form) {
@@ -399,10 +458,14 @@ static tfl_status run_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_
     memcpy(o->y_stride, st, sizeof st);
     memcpy(o->dy_stride, st, sizeof st);
     memcpy(o->dx_stride, st, sizeof st);
-    const size_t mat = (size_t)(R * C) * 4, v = (size_t)C * 4;
+    const size_t ei = tfl_dtype_size(k->in_dt), ss = tfl_dtype_size(k->stat_dt);
+    const size_t mat = (size_t)(R * C) * ei, v = (size_t)C * 4, vs = (size_t)C * ss;
+    o->dtype = k->in_dt;
+    o->stat_dtype = k->stat_dt;
     int bad = 0;
 #define P(i) TFL_KARG(c, float *, i)
 #define VEC(p, opt) do { if ((p) ? !tfl_kdev_ok((p), v) : !(opt)) bad = 1; } while (0)
+#define SVEC(p, opt) do { if ((p) ? !tfl_kdev_ok((p), vs) : !(opt)) bad = 1; } while (0)
     switch (k->kind) {
     case K_CL_COLLECT:
         o->kind = TFL_BN_STATS;
@@ -428,8 +491,8 @@ static tfl_status run_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_
         bad |= !tfl_kdev_ok(o->x, mat) || !tfl_kdev_ok(o->y, mat);
         VEC(o->mean, 0);
         VEC(o->invstd, 0);
-        VEC((float *)o->weight, 1);
-        VEC((float *)o->bias, 1);
+        SVEC((float *)o->weight, 1);
+        SVEC((float *)o->bias, 1);
         break;
     case K_CL_BWD_REDUCE:
         o->kind = TFL_BN_BACKWARD_REDUCE;
@@ -446,8 +509,8 @@ static tfl_status run_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_
         VEC(o->invstd, !o->grad_weight);
         VEC(o->sum_dy, 1);
         VEC(o->sum_dy_xmu, 1);
-        VEC(o->grad_weight, 1);
-        VEC(o->grad_bias, 1);
+        SVEC(o->grad_weight, 1);
+        SVEC(o->grad_bias, 1);
         break;
     default:
         o->kind = TFL_BN_BACKWARD_ELEMT;
@@ -477,13 +540,14 @@ static tfl_status run_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_
         bad |= !tfl_kdev_ok(o->x, mat) || !tfl_kdev_ok(o->dy, mat) || !tfl_kdev_ok(o->dx, mat);
         VEC(o->mean, 0);
         VEC(o->invstd, 0);
-        VEC((float *)o->weight, 1);
+        SVEC((float *)o->weight, 1);
         VEC(o->sum_dy, 0);
         VEC(o->sum_dy_xmu, 0);
         break;
     }
 #undef P
 #undef VEC
+#undef SVEC
     if (R * C == 0)
         return TFL_OK;
     return finish(c, op, bad, err, errlen);

@@ -14,6 +14,7 @@ typedef struct bn_kernel {
     int idx64;         /* accessor index_t is int64_t                      */
     int invstd;        /* collect_statistics: InvStd (else Var)            */
     int numel_form;    /* backward_elemt: (numel*, world_size) overload    */
+    tfl_dtype in_dt, stat_dt;   /* native kernels: x and parameter types  */
     /* K_MAP */
     int form;          /* MAP_VEC, MAP_LEGACY, MAP_MULTI, MAP_MULTI_TRIVIAL */
     int code, flags, nout, nin;
@@ -21,11 +22,12 @@ typedef struct bn_kernel {
     int fn_params;     /* captured floats: params[] read from the lambda   */
     size_t fn_off[3];  /* their offsets in the lambda                      */
     int rule;          /* K_MAP: index of its lambda rule (batchnorm_map.c) */
+    tfl_dtype opdt[8]; /* K_MAP: outputs, then the lambda's arguments      */
     const char *name;  /* op name for statistics                           */
 } bn_kernel;
 
 enum { K_MAP = 100 };
-enum { MAP_VEC = 1, MAP_LEGACY, MAP_MULTI, MAP_MULTI_TRIVIAL };
+enum { MAP_VEC = 1, MAP_LEGACY, MAP_LEGACY_CAST, MAP_MULTI, MAP_MULTI_TRIVIAL };
 
 /* Recognise a Normalization.cu / group_norm_kernel.cu TensorIterator
  * lambda kernel; fills *k. */

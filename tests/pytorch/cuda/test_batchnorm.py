@@ -288,3 +288,37 @@ def test_sync_bn_primitives(cuda, shape, fmt):
     rdx = (dy.double() - (rsdy / cnt).view(shp)
            - (x.double() - rmean.view(shp)) * (rinv ** 2 * rsdx / cnt).view(shp)) * (rinv * w.double()).view(shp)
     _close(dx, rdx.float(), rtol=1e-4, atol=1e-4)
+
+
+LOWP = [(torch.float16, 1e-2), (torch.bfloat16, 4e-2)]
+
+
+@pytest.mark.parametrize("dtype,tol", LOWP)
+@pytest.mark.parametrize("params", ["float", "same"])   # mixed precision, or all in dtype
+@pytest.mark.parametrize("shape,fmt", [((8, 3), None), ((4, 3, 10), None), ((6, 3, 5, 7), None),
+                                       ((6, 3, 5, 7), torch.channels_last)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_lowp(cuda, dtype, tol, params, shape, fmt, training):
+    """Half / bfloat16 inputs (statistics in float): against the float
+    computation on the CPU from the same (rounded) values."""
+    x, w, b, rm, rv, dy = _inputs(shape, 11)
+    pt = torch.float32 if params == "float" else dtype
+    x, dy = x.to(dtype), dy.to(dtype)
+    w, b, rm, rv = w.to(pt), b.to(pt), rm.to(pt), rv.to(pt)
+    xd = x.to(cuda)
+    if fmt is not None:
+        xd = xd.contiguous(memory_format=fmt)
+    xd.requires_grad_()
+    wd, bd = w.to(cuda).requires_grad_(), b.to(cuda).requires_grad_()
+    rmd, rvd = rm.to(cuda), rv.to(cuda)
+    y = F.batch_norm(xd, rmd, rvd, wd, bd, training=training, momentum=0.1, eps=1e-5)
+    y.backward(dy.to(cuda))
+    xr = x.float().requires_grad_()
+    wr, br = w.float().requires_grad_(), b.float().requires_grad_()
+    rmr, rvr = rm.float(), rv.float()
+    yr = F.batch_norm(xr, rmr, rvr, wr, br, training=training, momentum=0.1, eps=1e-5)
+    yr.backward(dy.float())
+    assert y.dtype == dtype and wd.grad.dtype == pt and rmd.dtype == pt
+    for a, r in [(y, yr), (xd.grad, xr.grad), (wd.grad, wr.grad), (bd.grad, br.grad),
+                 (rmd, rmr), (rvd, rvr)]:
+        torch.testing.assert_close(a.detach().float().cpu(), r.detach(), rtol=tol, atol=tol)
