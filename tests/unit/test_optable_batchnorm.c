@@ -40,8 +40,11 @@ static void test_names(void)
         { &tfl_kfamily_batchnorm, "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelILi4EfffEEvPKT0_S4_PKT1_S7_PKT2_S7_S7_PS2_S5_ii", "batch_norm_backward_elemt" },
         { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652024RowwiseMomentsCUDAKernelIfEEvlT_PKS3_PS3_S6_", "group_norm_stats" },
         { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652030GammaBeta1dBackwardCUDAKernel2IfEEvlllPKT_S5_S5_S5_PS3_S6_", "group_norm_backward_gamma_beta" },
-        /* half / double instantiations and layer norm's moments are not claimed */
-        { &tfl_kfamily_batchnorm, "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIN3c104HalfEffLi4EEEvPKT_S6_PKT0_S9_PKT1_SC_PS4_iib", NULL },
+        /* half input, float statistics */
+        { &tfl_kfamily_batchnorm, "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIN3c104HalfEffLi4EEEvPKT_S6_PKT0_S9_PKT1_SC_PS4_iib", "batch_norm_apply" },
+        /* double instantiations and layer norm's moments are not claimed */
+        { &tfl_kfamily_batchnorm, "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIdddLi4EEEvPKT_S4_PKT0_S7_PKT1_SA_PS2_iib", NULL },
+        { &tfl_kfamily_batchnorm, "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEddLi4EEEvPKT0_PT1_S7_PVS6_PiiiS6_", NULL },
         { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652024RowwiseMomentsCUDAKernelIdEEvlT_PKS3_PS3_S6_", NULL },
         { &tfl_kfamily_batchnorm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a24RowwiseMomentsCUDAKernelIffLb1EEEvlT0_PKT_PS3_S7_", NULL },
         { &tfl_kfamily_bucket, SEARCH, "searchsorted" },
