@@ -13,6 +13,7 @@
  * the unbiased variance and the exponential average factor, then
  * y = (x - mean) * invstd * scale + bias; backward from the saved mean and
  * inverse standard deviation.  Only what PyTorch uses is accepted: float,
+ * half or bfloat16 data with float parameters,
  * bnOps = BN (no fused add / activation), alpha = 1 and beta = 0, spatial
  * modes (per-activation only where it is the same thing); anything else
  * answers CUDNN_STATUS_NOT_SUPPORTED.  No workspace is needed.
@@ -119,11 +120,24 @@ cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t desc, int
 
 /* ------------------------------------------------------------ helpers */
 
+/* The data tensors' element type: float, half or bfloat16 (the parameter
+ * tensors are float, as PyTorch passes them). */
+static int data_type(const struct tensor_desc *d, tfl_dtype *dt)
+{
+    switch (d->dtype) {
+    case CUDNN_DATA_FLOAT:    *dt = TFL_DT_F32; return 1;
+    case CUDNN_DATA_HALF:     *dt = TFL_DT_F16; return 1;
+    case CUDNN_DATA_BFLOAT16: *dt = TFL_DT_BF16; return 1;
+    default:                  return 0;
+    }
+}
+
 /* x as [n][c][l]: the dimensions after the channel must collapse into one
  * stride (NCHW and NHWC both do).  0 if they do not. */
 static int view3(const struct tensor_desc *d, int64_t *n, int64_t *c, int64_t *l, int64_t st[3])
 {
-    if (!desc_ok(d) || d->nbdims < 2 || d->dtype != CUDNN_DATA_FLOAT)
+    tfl_dtype dt;
+    if (!desc_ok(d) || d->nbdims < 2 || !data_type(d, &dt))
         return 0;
     *n = d->dims[0];
     *c = d->dims[1];
@@ -148,9 +162,11 @@ static int view3(const struct tensor_desc *d, int64_t *n, int64_t *c, int64_t *l
     return 1;
 }
 
-static int64_t span_bytes(int64_t n, int64_t c, int64_t l, const int64_t st[3])
+static int64_t span_bytes(const struct tensor_desc *d, int64_t n, int64_t c, int64_t l, const int64_t st[3])
 {
-    return ((n - 1) * st[0] + (c - 1) * st[1] + (l - 1) * st[2] + 1) * 4;
+    tfl_dtype dt = TFL_DT_F32;
+    data_type(d, &dt);
+    return ((n - 1) * st[0] + (c - 1) * st[1] + (l - 1) * st[2] + 1) * (int64_t)tfl_dtype_size(dt);
 }
 
 static int is_value(const void *p, float want)
@@ -259,10 +275,14 @@ static cudnnStatus_t apply(cudnnHandle_t h, const struct tensor_desc *xd, const 
     if (!view3(xd, &o->n, &o->c, &o->l, o->x_stride) || !view3(yd, &yn, &yc, &yl, o->y_stride) ||
         yn != o->n || yc != o->c || yl != o->l)
         return CUDNN_STATUS_NOT_SUPPORTED;
-    if (!tfl_mem_check_range(x, (size_t)span_bytes(o->n, o->c, o->l, o->x_stride), NULL) ||
-        !tfl_mem_check_range(y, (size_t)span_bytes(o->n, o->c, o->l, o->y_stride), NULL) ||
+    if (!tfl_mem_check_range(x, (size_t)span_bytes(xd, o->n, o->c, o->l, o->x_stride), NULL) ||
+        !tfl_mem_check_range(y, (size_t)span_bytes(yd, o->n, o->c, o->l, o->y_stride), NULL) ||
         !vec_ok(scale, o->c, 1) || !vec_ok(bias, o->c, 1) || !vec_ok(mean, o->c, 0) || !vec_ok(s, o->c, 0))
         return CUDNN_STATUS_BAD_PARAM;
+    tfl_dtype tx, ty;
+    if (!data_type(xd, &tx) || !data_type(yd, &ty) || tx != ty)
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    o->dtype = tx;
     o->kind = TFL_BN_APPLY;
     o->x = x;
     o->y = y;
@@ -294,7 +314,7 @@ static cudnnStatus_t forward_training(
         return CUDNN_STATUS_NOT_SUPPORTED;
     if (!param_ok(pd, c) || (runningMean == NULL) != (runningVar == NULL) || n * l < 1)
         return CUDNN_STATUS_BAD_PARAM;
-    if (!tfl_mem_check_range(x, (size_t)span_bytes(n, c, l, st), NULL) || !vec_ok(saveMean, c, 0) ||
+    if (!tfl_mem_check_range(x, (size_t)span_bytes(xd, n, c, l, st), NULL) || !vec_ok(saveMean, c, 0) ||
         !vec_ok(saveInvVar, c, 0) || !vec_ok(runningMean, c, 1) || !vec_ok(runningVar, c, 1))
         return CUDNN_STATUS_BAD_PARAM;
     /* 1. mean and biased variance (the variance goes through saveInvVar) */
@@ -302,6 +322,7 @@ static cudnnStatus_t forward_training(
     init_op(&op, "cudnn_batch_norm_stats");
     tfl_batchnorm_op *o = &op.u.batchnorm;
     o->kind = TFL_BN_STATS;
+    data_type(xd, &o->dtype);
     o->n = n; o->c = c; o->l = l;
     memcpy(o->x_stride, st, sizeof o->x_stride);
     o->x = x;
@@ -416,12 +437,19 @@ static cudnnStatus_t backward(
     if (n2 != o->n || c2 != o->c || l2 != o->l || n3 != o->n || c3 != o->c || l3 != o->l ||
         !param_ok((const void *)pDesc, o->c))
         return CUDNN_STATUS_BAD_PARAM;
-    if (!tfl_mem_check_range(x, (size_t)span_bytes(o->n, o->c, o->l, o->x_stride), NULL) ||
-        !tfl_mem_check_range(dy, (size_t)span_bytes(o->n, o->c, o->l, o->dy_stride), NULL) ||
-        !tfl_mem_check_range(dx, (size_t)span_bytes(o->n, o->c, o->l, o->dx_stride), NULL) ||
+    if (!tfl_mem_check_range(x, (size_t)span_bytes((const void *)xDesc, o->n, o->c, o->l, o->x_stride), NULL) ||
+        !tfl_mem_check_range(dy, (size_t)span_bytes((const void *)dyDesc, o->n, o->c, o->l, o->dy_stride), NULL) ||
+        !tfl_mem_check_range(dx, (size_t)span_bytes((const void *)dxDesc, o->n, o->c, o->l, o->dx_stride), NULL) ||
         !vec_ok(scale, o->c, 1) || !vec_ok(dScale, o->c, 1) || !vec_ok(dBias, o->c, 1) ||
         !vec_ok(savedMean, o->c, 0) || !vec_ok(savedInvVar, o->c, 0))
         return CUDNN_STATUS_BAD_PARAM;
+    tfl_dtype t1, t2, t3;
+    data_type((const void *)xDesc, &t1);
+    data_type((const void *)dyDesc, &t2);
+    data_type((const void *)dxDesc, &t3);
+    if (t1 != t2 || t1 != t3)
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    o->dtype = t1;
     o->kind = TFL_BN_BACKWARD;
     o->train = 1;
     o->x = x;

@@ -298,9 +298,16 @@ LOWP = [(torch.float16, 1e-2), (torch.bfloat16, 4e-2)]
 @pytest.mark.parametrize("shape,fmt", [((8, 3), None), ((4, 3, 10), None), ((6, 3, 5, 7), None),
                                        ((6, 3, 5, 7), torch.channels_last)])
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm_lowp(cuda, dtype, tol, params, shape, fmt, training):
+@pytest.mark.parametrize("cudnn", [False, True])
+def test_batch_norm_lowp(cuda, dtype, tol, params, shape, fmt, training, cudnn):
     """Half / bfloat16 inputs (statistics in float): against the float
-    computation on the CPU from the same (rounded) values."""
+    computation on the CPU from the same (rounded) values.  With cuDNN
+    enabled, half data with float parameters goes through cuDNN's calls."""
+    with torch.backends.cudnn.flags(enabled=cudnn):
+        _lowp_case(cuda, dtype, tol, params, shape, fmt, training)
+
+
+def _lowp_case(cuda, dtype, tol, params, shape, fmt, training):
     x, w, b, rm, rv, dy = _inputs(shape, 11)
     pt = torch.float32 if params == "float" else dtype
     x, dy = x.to(dtype), dy.to(dtype)
