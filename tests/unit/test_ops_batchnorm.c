@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "backends/host/ops_elementwise_fp16.h"
 
 static int failures, checks;
 
@@ -257,8 +258,59 @@ static void test_update_stats_and_errors(void)
     CHECK(host_batchnorm(&op) == TFL_ERR_INVALID, "too many map operands");
 }
 
+/* Half x / y / dy / dx and half parameters: the same numbers as the float
+ * op on the rounded values, to half rounding (the op computes in float). */
+static void test_half(void)
+{
+    enum { N = 3, C = 2, L = 5, T = N * C * L };
+    const int64_t s[3] = { C * L, L, 1 };
+    float x[T], dy[T], y[T], dx[T], w[C], b[C], mean[C], inv[C], gw[C], gb[C];
+    uint16_t hx[T], hdy[T], hy[T], hdx[T], hw[C], hb[C], hgw[C], hgb[C];
+    for (int i = 0; i < T; i++) {
+        hx[i] = tfl_float_to_half(3 * frand());
+        hdy[i] = tfl_float_to_half(frand());
+        x[i] = tfl_half_to_float(hx[i]);
+        dy[i] = tfl_half_to_float(hdy[i]);
+    }
+    for (int i = 0; i < C; i++) {
+        hw[i] = tfl_float_to_half(frand() + 1.5f);
+        hb[i] = tfl_float_to_half(frand());
+        w[i] = tfl_half_to_float(hw[i]);
+        b[i] = tfl_half_to_float(hb[i]);
+    }
+    tfl_batchnorm_op op;
+    for (int half = 0; half < 2; half++) {
+        memset(&op, 0, sizeof op);
+        op.dtype = half ? TFL_DT_F16 : TFL_DT_F32;
+        op.stat_dtype = op.dtype;
+        op.n = N; op.c = C; op.l = L;
+        memcpy(op.x_stride, s, sizeof s); memcpy(op.y_stride, s, sizeof s);
+        memcpy(op.dy_stride, s, sizeof s); memcpy(op.dx_stride, s, sizeof s);
+        op.eps = 1e-5;
+        op.x = half ? (void *)hx : (void *)x;
+        op.kind = TFL_BN_STATS; op.mean = mean; op.out2 = inv; op.stats_mode = TFL_BN_STATS_INVSTD;
+        CHECK(host_batchnorm(&op) == TFL_OK, "half stats");
+        op.kind = TFL_BN_APPLY; op.invstd = inv;
+        op.weight = half ? (void *)hw : (void *)w; op.bias = half ? (void *)hb : (void *)b;
+        op.y = half ? (void *)hy : (void *)y;
+        CHECK(host_batchnorm(&op) == TFL_OK, "half apply");
+        op.kind = TFL_BN_BACKWARD; op.train = 1;
+        op.dy = half ? (void *)hdy : (void *)dy; op.dx = half ? (void *)hdx : (void *)dx;
+        op.grad_weight = half ? (void *)hgw : (void *)gw; op.grad_bias = half ? (void *)hgb : (void *)gb;
+        CHECK(host_batchnorm(&op) == TFL_OK, "half backward");
+    }
+    for (int i = 0; i < T; i++) {
+        CHECK(close_to(tfl_half_to_float(hy[i]), y[i], 1e-3, 1e-3), "half y[%d]", i);
+        CHECK(close_to(tfl_half_to_float(hdx[i]), dx[i], 1e-3, 1e-3), "half dx[%d]", i);
+    }
+    for (int i = 0; i < C; i++)
+        CHECK(close_to(tfl_half_to_float(hgw[i]), gw[i], 1e-3, 1e-3) &&
+              close_to(tfl_half_to_float(hgb[i]), gb[i], 1e-3, 1e-3), "half grads[%d]", i);
+}
+
 int main(void)
 {
+    test_half();
     test_batch_norm(4, 3, 5, 0);
     test_batch_norm(3, 4, 6, 1);
     test_batch_norm(7, 2, 1, 0);
