@@ -323,34 +323,100 @@ static void store(tfl_dtype t, char *p, float v)
     }
 }
 
+/* One row (dimension 0, n elements) of a float-only map as a tight loop
+ * per formula; s[k] are element strides (0 = broadcast).  0 if the
+ * formula has no such loop (the caller then goes element by element). */
+static int row_f32(const tfl_batchnorm_op *op, char *const *ptr, const int64_t *s, int64_t n)
+{
+    float *o = (float *)ptr[0];
+    const float *a = (const float *)ptr[op->nout], *b = op->nin > 1 ? (const float *)ptr[op->nout + 1] : NULL;
+    const float *c = op->nin > 2 ? (const float *)ptr[op->nout + 2] : NULL;
+    const float *d = op->nin > 3 ? (const float *)ptr[op->nout + 3] : NULL;
+    const float *e = op->nin > 4 ? (const float *)ptr[op->nout + 4] : NULL;
+    const float *f = op->nin > 5 ? (const float *)ptr[op->nout + 5] : NULL;
+    const int64_t so = s[0], sa = s[op->nout], sb = s[op->nout + 1], sc = s[op->nout + 2];
+    const int64_t sd = s[op->nout + 3], se = s[op->nout + 4], sf = s[op->nout + 5];
+    switch (op->map_code) {
+    case TFL_BN_MAP_AFFINE:          /* (x, a, b) */
+        for (int64_t i = 0; i < n; i++)
+            o[i * so] = b[i * sb] * a[i * sa] + c[i * sc];
+        return 1;
+    case TFL_BN_MAP_AFFINE3:         /* (dy, x, c1[, c1b], c2, c3) */
+        if (op->map_flags & 1)
+            for (int64_t i = 0; i < n; i++)
+                o[i * so] = c[i * sc] * d[i * sd] * a[i * sa] + e[i * se] * b[i * sb] + f[i * sf];
+        else
+            for (int64_t i = 0; i < n; i++)
+                o[i * so] = c[i * sc] * a[i * sa] + d[i * sd] * b[i * sb] + e[i * se];
+        return 1;
+    case TFL_BN_MAP_NORM:            /* (x, m, r[, g][, b]) */
+        switch (op->map_flags & 3) {
+        case 0:
+            for (int64_t i = 0; i < n; i++)
+                o[i * so] = (a[i * sa] - b[i * sb]) * c[i * sc];
+            return 1;
+        case 3:
+            for (int64_t i = 0; i < n; i++)
+                o[i * so] = (a[i * sa] - b[i * sb]) * c[i * sc] * d[i * sd] + e[i * se];
+            return 1;
+        default:
+            return 0;
+        }
+    case TFL_BN_MAP_MUL:
+        if (op->nin == 2) {
+            for (int64_t i = 0; i < n; i++)
+                o[i * so] = a[i * sa] * b[i * sb];
+            return 1;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 static tfl_status bn_map(const tfl_batchnorm_op *op)
 {
     const int nop = op->nout + op->nin;
-    if (nop > TFL_BN_MAP_OPERANDS || op->ndim < 1 || op->ndim > TFL_BN_MAP_DIMS)
+    if (nop > TFL_BN_MAP_OPERANDS || op->nin < 1 || op->nout < 1 || op->nout > 3 ||
+        op->ndim < 1 || op->ndim > TFL_BN_MAP_DIMS)
         return TFL_ERR_INVALID;
     int64_t total = 1;
-    for (int d = 0; d < op->ndim; d++)
-        total *= op->shape[d];
+    for (int dd = 0; dd < op->ndim; dd++)
+        total *= op->shape[dd];
+    if (total <= 0)
+        return TFL_OK;
+    /* float-only maps whose inner strides are whole floats take row_f32 */
+    int fast = op->nout == 1;
+    int64_t es[TFL_BN_MAP_OPERANDS] = { 0 };
+    for (int k = 0; k < nop; k++) {
+        fast = fast && op->map_dtype[k] == TFL_DT_F32 && op->strides[k][0] % 4 == 0;
+        es[k] = op->strides[k][0] / 4;
+    }
+    const int64_t n0 = op->shape[0], rows = total / n0;
     int64_t idx[TFL_BN_MAP_DIMS] = { 0 };
     char *ptr[TFL_BN_MAP_OPERANDS];
     for (int k = 0; k < nop; k++)
         ptr[k] = op->data[k];
-    for (int64_t e = 0; e < total; e++) {
-        float in[TFL_BN_MAP_OPERANDS], out[3];
-        for (int k = 0; k < op->nin; k++)
-            in[k] = load(op->map_dtype[op->nout + k], ptr[op->nout + k]);
-        map_one(op, in, out);
-        for (int k = 0; k < op->nout; k++)
-            store(op->map_dtype[k], ptr[k], out[k]);
-        /* odometer step over the dimensions, dimension 0 fastest */
-        for (int d = 0; d < op->ndim; d++) {
+    for (int64_t r = 0; r < rows; r++) {
+        if (!fast || !row_f32(op, ptr, es, n0)) {
+            for (int64_t i = 0; i < n0; i++) {
+                float in[TFL_BN_MAP_OPERANDS], out[3];
+                for (int k = 0; k < op->nin; k++)
+                    in[k] = load(op->map_dtype[op->nout + k], ptr[op->nout + k] + i * op->strides[op->nout + k][0]);
+                map_one(op, in, out);
+                for (int k = 0; k < op->nout; k++)
+                    store(op->map_dtype[k], ptr[k] + i * op->strides[k][0], out[k]);
+            }
+        }
+        /* odometer step over dimensions 1.., dimension 1 fastest */
+        for (int dd = 1; dd < op->ndim; dd++) {
             for (int k = 0; k < nop; k++)
-                ptr[k] += op->strides[k][d];
-            if (++idx[d] < op->shape[d])
+                ptr[k] += op->strides[k][dd];
+            if (++idx[dd] < op->shape[dd])
                 break;
             for (int k = 0; k < nop; k++)
-                ptr[k] -= op->strides[k][d] * op->shape[d];
-            idx[d] = 0;
+                ptr[k] -= op->strides[k][dd] * op->shape[dd];
+            idx[dd] = 0;
         }
     }
     return TFL_OK;
