@@ -115,6 +115,8 @@ typedef enum tfl_op_kind {
     TFL_OP_BLAS = 12,        /* BLAS level 1/2, TRSM/SYRK, batched LAPACK (ops/blas.h) */
     TFL_OP_SCAN = 13,        /* prefix scans, nonzero compaction (ops/scan.h) */
     TFL_OP_SORT = 14,        /* key/value sorts and radix passes (ops/sort.h) */
+    TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
+    TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -188,6 +190,8 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/blas.h"
 #include "torchfl/ops/scan.h"
 #include "torchfl/ops/sort.h"
+#include "torchfl/ops/batchnorm.h"
+#include "torchfl/ops/bucket.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -207,6 +211,8 @@ typedef struct tfl_op {
         tfl_blas_op blas;
         tfl_scan_op scan;
         tfl_sort_op sort;
+        tfl_batchnorm_op batchnorm;
+        tfl_bucket_op bucket;
     } u;
 } tfl_op;
 

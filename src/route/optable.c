@@ -19,6 +19,8 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_attention,
     &tfl_kfamily_scan,
     &tfl_kfamily_sort,
+    &tfl_kfamily_batchnorm,
+    &tfl_kfamily_bucket,
 };
 
 const tfl_kfamily *tfl_optable_lookup(const char *mangled, void **cookie)

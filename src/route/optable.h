@@ -79,5 +79,7 @@ extern const tfl_kfamily tfl_kfamily_index;
 extern const tfl_kfamily tfl_kfamily_attention;
 extern const tfl_kfamily tfl_kfamily_scan;
 extern const tfl_kfamily tfl_kfamily_sort;
+extern const tfl_kfamily tfl_kfamily_batchnorm;
+extern const tfl_kfamily tfl_kfamily_bucket;
 
 #endif

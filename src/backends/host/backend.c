@@ -121,6 +121,10 @@ static int host_op_supported(const tfl_op *op)
         return host_scan_supported(&op->u.scan);
     case TFL_OP_SORT:
         return host_sort_supported(&op->u.sort);
+    case TFL_OP_BATCHNORM:
+        return host_batchnorm_supported(&op->u.batchnorm);
+    case TFL_OP_BUCKET:
+        return host_bucket_supported(&op->u.bucket);
     default:
         return 0;
     }
@@ -158,6 +162,10 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_scan(&op->u.scan);
     case TFL_OP_SORT:
         return host_sort(&op->u.sort);
+    case TFL_OP_BATCHNORM:
+        return host_batchnorm(&op->u.batchnorm);
+    case TFL_OP_BUCKET:
+        return host_bucket(&op->u.bucket);
     default:
         return TFL_ERR_UNSUPPORTED;
     }

@@ -39,6 +39,10 @@ int host_scan_supported(const tfl_scan_op *op);
 tfl_status host_scan(const tfl_scan_op *op);
 int host_sort_supported(const tfl_sort_op *op);
 tfl_status host_sort(const tfl_sort_op *op);
+int host_batchnorm_supported(const tfl_batchnorm_op *op);
+tfl_status host_batchnorm(const tfl_batchnorm_op *op);
+int host_bucket_supported(const tfl_bucket_op *op);
+tfl_status host_bucket(const tfl_bucket_op *op);
 
 /* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
 int host_blas_supported(const tfl_blas_op *op);

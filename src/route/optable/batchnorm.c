@@ -1,0 +1,696 @@
+/*
+ * batchnorm.c - the "batchnorm" kernel family of the semantic op table:
+ * PyTorch's native batch norm kernels (Normalization.cuh) and group norm
+ * kernels (group_norm_kernel.cu), float32, torch 2.11.0 sm_80 layouts.
+ *
+ * Batch norm kernels take GenericPackedTensorAccessor<T, D, _, index_t>
+ * by value: { T* data; index_t sizes[D]; index_t strides[D] } (elements),
+ * 8 + 2*D*sizeof(index_t) bytes (32 for D = 3 / int, 16 for D = 1 / int;
+ * 56 / 24 for int64_t), as the cubins' parameter tables say.  A "dummy"
+ * accessor (undefined tensor) has data NULL and size 0.
+ *
+ *   collect_statistics<Var|InvStd, f, f, f, idx>(PTA3 in, float eps,
+ *       float momentum, PTA1 mean, PTA1 var_or_invstd)        grid.x = C
+ *   transform_input<f, f, f, train=1, idx>(PTA3 in, PTA3 out, PTA1 mean,
+ *       PTA1 invstd, PTA1 weight, PTA1 bias, float eps)
+ *   backward<f, f, f, idx>(PTA3 in, PTA3 dy, PTA3 dx, PTA1 dw, PTA1 db,
+ *       PTA1 w, PTA1 running_mean, PTA1 running_var, PTA1 save_mean,
+ *       PTA1 save_invstd, bool train, float eps)
+ *   backward_reduce<f, f, f, idx>(PTA3 in, PTA3 dy, PTA1 mean, PTA1 invstd,
+ *       PTA1 sum_dy, PTA1 sum_dy_xmu, PTA1 dw, PTA1 db)
+ *   backward_elemt<f, f, f, idx>(PTA3 in, PTA3 dy, PTA1 mean, PTA1 invstd,
+ *       PTA1 w, PTA1 sum_dy, PTA1 sum_dy_xmu, PTA3 dx, {float norm |
+ *       const int* numel, int world_size})
+ * Channels-last kernels take raw pointers over [reduction][stride]:
+ *   collect_statistics_channels_last<V, f, f, 4>(in, mean, var, staging,
+ *       semaphores, int reduction, int stride, float eps)
+ *   transform_input_channels_last<f, f, f, 4>(in, z, mean, invstd, w,
+ *       shift, out, int reduction, int stride, bool fuse_relu)
+ *   backward_reduce_channels_last<4, f, f, f>(in, dy, mean, invstd,
+ *       sum_dy, sum_dy_xmu, dw, db, staging, semaphores, int red, int stride)
+ *   backward_elemt_channels_last<4, f, f, f>(dy, in, mean, invstd, w,
+ *       sum_dy, sum_dy_xmu, {dx, float norm | numel, dx, long world},
+ *       int red, int stride)
+ * Group norm (T = float; rows are N*G groups of D*HxW elements):
+ *   RowwiseMomentsCUDAKernel(int64 n, float eps, X, mean, rstd) grid.x = rows
+ *   ComputeFusedParamsCUDAKernel(N, C, G, mean, rstd, gamma, beta, a, b)
+ *   ComputeInternalGradientsCUDAKernel(HxW, dY, X, ds, db)      grid.x = N*C
+ *   ComputeBackwardFusedParamsCUDAKernel(C, HxW, G, mean, rstd, gamma, ds,
+ *       db, c2, c3)                                       grid = (N, G)
+ *   Compute1dBackwardFusedParamsCUDAKernel(C, G, dY, X, mean, rstd, gamma,
+ *       c2, c3)                                           grid = (N, G)
+ *   GammaBeta[1d]BackwardCUDAKernel{1,2}(N, C, G, mean, rstd, ds, db, dg, dbeta)
+ *       (1d: N, C, G, dY, X, mean, rstd, dg, dbeta)
+ * The TensorIterator lambdas of the same files are in batchnorm_map.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/mem.h"
+#include "route/dispatch.h"
+#include "route/optable/batchnorm_internal.h"
+#include "route/optable/pt_abi.h"
+
+enum {
+    K_COLLECT = 1, K_TRANSFORM, K_BACKWARD, K_BWD_REDUCE, K_BWD_ELEMT,
+    K_CL_COLLECT, K_CL_TRANSFORM, K_CL_BWD_REDUCE, K_CL_BWD_ELEMT,
+    K_GN_MOMENTS, K_GN_FUSED, K_GN_INTERNAL_GRADS, K_GN_BWD_PARAMS, K_GN_BWD_PARAMS_1D,
+    K_GN_GAMMA_BETA, K_GN_GAMMA_BETA_1D,
+};
+
+static const struct {
+    const char *prefix;       /* mangled name up to the template arguments */
+    int kind;
+    const char *name;
+} native[] = {
+    { "_ZN2at6native36batch_norm_collect_statistics_kernelI", K_COLLECT, "batch_norm_stats" },
+    { "_ZN2at6native33batch_norm_transform_input_kernelI", K_TRANSFORM, "batch_norm_apply" },
+    { "_ZN2at6native26batch_norm_backward_kernelI", K_BACKWARD, "batch_norm_backward" },
+    { "_ZN2at6native33batch_norm_backward_reduce_kernelI", K_BWD_REDUCE, "batch_norm_backward_reduce" },
+    { "_ZN2at6native32batch_norm_backward_elemt_kernelI", K_BWD_ELEMT, "batch_norm_backward_elemt" },
+    { "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelI", K_CL_COLLECT, "batch_norm_stats" },
+    { "_ZN2at6native47batch_norm_transform_input_channels_last_kernelI", K_CL_TRANSFORM, "batch_norm_apply" },
+    { "_ZN2at6native47batch_norm_backward_reduce_channels_last_kernelI", K_CL_BWD_REDUCE, "batch_norm_backward_reduce" },
+    { "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelI", K_CL_BWD_ELEMT, "batch_norm_backward_elemt" },
+};
+
+static int arg_is(const char *a, size_t n, const char *want)
+{
+    return n == strlen(want) && strncmp(a, want, n) == 0;
+}
+
+/* float, c10::Half or c10::BFloat16 */
+static int fp_type(const char *a, size_t n, tfl_dtype *dt)
+{
+    return tfl_pt_type_name(a, n, dt) && (*dt == TFL_DT_F32 || *dt == TFL_DT_F16 || *dt == TFL_DT_BF16);
+}
+
+/* The template arguments of a native batch norm kernel (demangled):
+ *   collect_statistics<VarTransform, in, stat, acc, index>
+ *   transform_input<in, stat, acc, train, index>
+ *   backward / backward_reduce / backward_elemt<in, stat, acc, index>
+ *   collect_statistics_channels_last<VarTransform, in, acc, vec>
+ *   transform_input_channels_last<in, acc, layer, vec>
+ *   backward_{reduce,elemt}_channels_last<vec, in, acc, layer>
+ * acc must be float; in and stat (layer) float, Half or BFloat16. */
+static int parse_types(const char *m, bn_kernel *k)
+{
+    char *d = tfl_pt_demangle(m);
+    if (!d)
+        return 0;
+    int ok = 0;
+    const char *p = strstr(d, "_kernel<");
+    const char *a[6];
+    size_t n[6];
+    int na = p ? tfl_pt_template_args(p + strlen("_kernel"), a, n, 6) : -1;
+    int ii = -1, is = -1, ia = -1, iv = -1, ix = -1;
+    switch (k->kind) {
+    case K_COLLECT:      if (na == 5) { iv = 0; ii = 1; is = 2; ia = 3; ix = 4; } break;
+    case K_TRANSFORM:    if (na == 5 && arg_is(a[3], n[3], "true")) { ii = 0; is = 1; ia = 2; ix = 4; } break;
+    case K_BACKWARD:
+    case K_BWD_REDUCE:
+    case K_BWD_ELEMT:    if (na == 4) { ii = 0; is = 1; ia = 2; ix = 3; } break;
+    case K_CL_COLLECT:   if (na == 4) { iv = 0; ii = 1; ia = 2; } break;
+    case K_CL_TRANSFORM: if (na == 4) { ii = 0; ia = 1; is = 2; } break;
+    default:             if (na == 4) { ii = 1; ia = 2; is = 3; } break;
+    }
+    tfl_dtype acc = TFL_DT_F32;
+    k->stat_dt = TFL_DT_F32;
+    if (ii >= 0 && fp_type(a[ii], n[ii], &k->in_dt) && fp_type(a[ia], n[ia], &acc) && acc == TFL_DT_F32 &&
+        (is < 0 || fp_type(a[is], n[is], &k->stat_dt))) {
+        ok = 1;
+        if (iv >= 0) {
+            if (arg_is(a[iv], n[iv], "at::native::InvStd"))
+                k->invstd = 1;
+            else if (!arg_is(a[iv], n[iv], "at::native::Var"))
+                ok = 0;
+        }
+        if (ix >= 0) {
+            if (arg_is(a[ix], n[ix], "long"))
+                k->idx64 = 1;
+            else if (!arg_is(a[ix], n[ix], "int"))
+                ok = 0;
+        }
+    }
+    free(d);
+    return ok;
+}
+
+static const struct {
+    const char *ident;        /* "<len>Name" inside group_norm_kernel.cu   */
+    int kind;
+    const char *name;
+} gn[] = {
+    { "24RowwiseMomentsCUDAKernelIfEE", K_GN_MOMENTS, "group_norm_stats" },
+    { "28ComputeFusedParamsCUDAKernelIfEE", K_GN_FUSED, "group_norm_params" },
+    { "34ComputeInternalGradientsCUDAKernelIfEE", K_GN_INTERNAL_GRADS, "group_norm_backward_sums" },
+    { "36ComputeBackwardFusedParamsCUDAKernelIfEE", K_GN_BWD_PARAMS, "group_norm_backward_params" },
+    { "38Compute1dBackwardFusedParamsCUDAKernelIfEE", K_GN_BWD_PARAMS_1D, "group_norm_backward_params" },
+    { "28GammaBetaBackwardCUDAKernel1IfEE", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta" },
+    { "28GammaBetaBackwardCUDAKernel2IfEE", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta" },
+    { "30GammaBeta1dBackwardCUDAKernel1IfEE", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta" },
+    { "30GammaBeta1dBackwardCUDAKernel2IfEE", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta" },
+};
+
+static int keep(const bn_kernel *k, void **cookie)
+{
+    bn_kernel *c = malloc(sizeof *c);
+    if (!c)
+        return 0;
+    *c = *k;
+    *cookie = c;
+    return 1;
+}
+
+static int match(const char *m, void **cookie)
+{
+    bn_kernel k;
+    for (size_t i = 0; i < sizeof native / sizeof native[0]; i++) {
+        size_t n = strlen(native[i].prefix);
+        if (strncmp(m, native[i].prefix, n) != 0)
+            continue;
+        memset(&k, 0, sizeof k);
+        k.kind = native[i].kind;
+        k.name = native[i].name;
+        if (!parse_types(m, &k))
+            return 0;
+        if (k.kind == K_BWD_ELEMT) {
+            size_t len = strlen(m);
+            k.numel_form = len > 4 && strcmp(m + len - 4, "PKii") == 0;
+        }
+        if (k.kind == K_CL_BWD_ELEMT)
+            k.numel_form = strstr(m, "PKiPS2_lii") != NULL;
+        return keep(&k, cookie);
+    }
+    if (strstr(m, "group_norm_kernel_cu") && strncmp(m, "_ZN2at6native", 13) == 0) {
+        for (size_t i = 0; i < sizeof gn / sizeof gn[0]; i++) {
+            if (!strstr(m, gn[i].ident))
+                continue;
+            memset(&k, 0, sizeof k);
+            k.kind = gn[i].kind;
+            k.name = gn[i].name;
+            return keep(&k, cookie);
+        }
+    }
+    memset(&k, 0, sizeof k);
+    if (tfl_bn_map_match(m, &k))
+        return keep(&k, cookie);
+    return 0;
+}
+
+static const char *op_name(void *cookie)
+{
+    return ((const bn_kernel *)cookie)->name;
+}
+
+/* ------------------------------------------------------ accessor reading */
+
+typedef struct pta {
+    void *data;
+    int64_t size[3], stride[3];
+} pta;
+
+/* GenericPackedTensorAccessor<T, dims, _, index_t> at parameter i. */
+static pta read_pta(const tfl_kcall *c, int i, int dims, int idx64)
+{
+    pta a;
+    memset(&a, 0, sizeof a);
+    const char *p = c->args[i];
+    memcpy(&a.data, p, 8);
+    for (int d = 0; d < dims; d++) {
+        if (idx64) {
+            memcpy(&a.size[d], p + 8 + 8 * d, 8);
+            memcpy(&a.stride[d], p + 8 + 8 * dims + 8 * d, 8);
+        } else {
+            int32_t s, t;
+            memcpy(&s, p + 8 + 4 * d, 4);
+            memcpy(&t, p + 8 + 4 * dims + 4 * d, 4);
+            a.size[d] = s;
+            a.stride[d] = t;
+        }
+    }
+    return a;
+}
+
+/* Bytes spanned by a strided view of float elements (0 if empty). */
+static int64_t span3(const int64_t *size, const int64_t *stride, size_t es)
+{
+    int64_t hi = 0;
+    for (int d = 0; d < 3; d++) {
+        if (size[d] == 0)
+            return 0;
+        if (stride[d] < 0)
+            return -1;
+        hi += (size[d] - 1) * stride[d];
+    }
+    return (hi + 1) * (int64_t)es;
+}
+
+/* A float vector of `need` elements from a 1-d accessor, or NULL when the
+ * accessor is a dummy (size 0); *bad set when it is neither. */
+static float *vec(const pta *a, int64_t need, size_t es, int *bad)
+{
+    if (a->size[0] == 0 || !a->data)
+        return NULL;
+    if (a->size[0] < need || a->stride[0] != 1 || !tfl_kdev_ok(a->data, (size_t)need * es))
+        *bad = 1;
+    return a->data;
+}
+
+/* Is a 3-d accessor usable: same shape as `ref`, its memory live. */
+static int view_ok(const pta *a, const pta *ref, size_t es)
+{
+    for (int d = 0; d < 3; d++)
+        if (a->size[d] != ref->size[d])
+            return 0;
+    int64_t b = span3(a->size, a->stride, es);
+    return b >= 0 && tfl_kdev_ok(a->data, (size_t)b);
+}
+
+static void set_view(tfl_batchnorm_op *o, const pta *x)
+{
+    o->n = x->size[0];
+    o->c = x->size[1];
+    o->l = x->size[2];
+}
+
+static tfl_status finish(const tfl_kcall *c, tfl_op *op, int bad, char *err, size_t errlen)
+{
+    if (bad) {
+        snprintf(err, errlen, "%s: an operand (%lld x %lld x %lld) is not in device memory",
+                 op->name, (long long)op->u.batchnorm.n, (long long)op->u.batchnorm.c,
+                 (long long)op->u.batchnorm.l);
+        return TFL_ERR_DEVICE;
+    }
+    tfl_status st = tfl_route_op(op, c->stream);
+    if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "%s failed (%d)", op->name, (int)st);
+    return st;
+}
+
+/* ------------------------------------------------------ NCHW (accessors) */
+
+static tfl_status run_accessor(const tfl_kcall *c, const bn_kernel *k, tfl_op *op,
+                               char *err, size_t errlen)
+{
+    tfl_batchnorm_op *o = &op->u.batchnorm;
+    const int i64 = k->idx64;
+    int bad = 0;
+    const size_t ei = tfl_dtype_size(k->in_dt), ss = tfl_dtype_size(k->stat_dt);
+    o->dtype = k->in_dt;
+    o->stat_dtype = k->stat_dt;
+    pta x = read_pta(c, 0, 3, i64);
+    set_view(o, &x);
+    if (x.size[0] < 0 || x.size[1] < 0 || x.size[2] < 0) {
+        snprintf(err, errlen, "%s: bad shape", op->name);
+        return TFL_ERR_INVALID;
+    }
+    bad |= !view_ok(&x, &x, ei);
+    o->x = x.data;
+    memcpy(o->x_stride, x.stride, sizeof o->x_stride);
+    const int64_t C = x.size[1];
+    switch (k->kind) {
+    case K_COLLECT: {
+        o->kind = TFL_BN_STATS;
+        o->eps = TFL_KARG(c, float, 1);
+        pta m = read_pta(c, 3, 1, i64), v = read_pta(c, 4, 1, i64);
+        o->mean = vec(&m, C, 4, &bad);
+        o->out2 = vec(&v, C, 4, &bad);
+        o->stats_mode = k->invstd ? TFL_BN_STATS_INVSTD : TFL_BN_STATS_VAR;
+        break;
+    }
+    case K_TRANSFORM: {
+        o->kind = TFL_BN_APPLY;
+        pta y = read_pta(c, 1, 3, i64);
+        pta m = read_pta(c, 2, 1, i64), s = read_pta(c, 3, 1, i64);
+        pta w = read_pta(c, 4, 1, i64), b = read_pta(c, 5, 1, i64);
+        bad |= !view_ok(&y, &x, ei);
+        o->y = y.data;
+        memcpy(o->y_stride, y.stride, sizeof o->y_stride);
+        o->mean = vec(&m, C, 4, &bad);
+        o->invstd = vec(&s, C, 4, &bad);
+        o->weight = vec(&w, C, ss, &bad);
+        o->bias = vec(&b, C, ss, &bad);
+        if (!o->mean || !o->invstd)
+            bad = 1;
+        break;
+    }
+    case K_BACKWARD: {
+        o->kind = TFL_BN_BACKWARD;
+        pta dy = read_pta(c, 1, 3, i64), dx = read_pta(c, 2, 3, i64);
+        pta gw = read_pta(c, 3, 1, i64), gb = read_pta(c, 4, 1, i64), w = read_pta(c, 5, 1, i64);
+        pta rm = read_pta(c, 6, 1, i64), rv = read_pta(c, 7, 1, i64);
+        pta sm = read_pta(c, 8, 1, i64), si = read_pta(c, 9, 1, i64);
+        o->train = TFL_KARG(c, uint8_t, 10) != 0;
+        o->eps = TFL_KARG(c, float, 11);
+        bad |= !view_ok(&dy, &x, ei);
+        o->dy = dy.data;
+        memcpy(o->dy_stride, dy.stride, sizeof o->dy_stride);
+        if (dx.data) {
+            bad |= !view_ok(&dx, &x, ei);
+            o->dx = dx.data;
+            memcpy(o->dx_stride, dx.stride, sizeof o->dx_stride);
+        }
+        o->grad_weight = vec(&gw, C, ss, &bad);
+        o->grad_bias = vec(&gb, C, ss, &bad);
+        o->weight = vec(&w, C, ss, &bad);
+        if (o->train) {
+            o->mean = vec(&sm, C, 4, &bad);
+            o->invstd = vec(&si, C, 4, &bad);
+            if (!o->mean || !o->invstd)
+                bad = 1;
+        } else {
+            o->running_mean = vec(&rm, C, ss, &bad);
+            o->running_var = vec(&rv, C, ss, &bad);
+            if (!o->running_mean || !o->running_var)
+                bad = 1;
+        }
+        break;
+    }
+    case K_BWD_REDUCE: {
+        o->kind = TFL_BN_BACKWARD_REDUCE;
+        pta dy = read_pta(c, 1, 3, i64);
+        pta m = read_pta(c, 2, 1, i64), s = read_pta(c, 3, 1, i64);
+        pta sdy = read_pta(c, 4, 1, i64), sdx = read_pta(c, 5, 1, i64);
+        pta gw = read_pta(c, 6, 1, i64), gb = read_pta(c, 7, 1, i64);
+        bad |= !view_ok(&dy, &x, ei);
+        o->dy = dy.data;
+        memcpy(o->dy_stride, dy.stride, sizeof o->dy_stride);
+        o->mean = vec(&m, C, 4, &bad);
+        o->invstd = vec(&s, C, 4, &bad);
+        o->sum_dy = vec(&sdy, C, 4, &bad);
+        o->sum_dy_xmu = vec(&sdx, C, 4, &bad);
+        o->grad_weight = vec(&gw, C, ss, &bad);
+        o->grad_bias = vec(&gb, C, ss, &bad);
+        if (!o->mean || (o->grad_weight && !o->invstd))
+            bad = 1;
+        break;
+    }
+    case K_BWD_ELEMT: {
+        o->kind = TFL_BN_BACKWARD_ELEMT;
+        pta dy = read_pta(c, 1, 3, i64);
+        pta m = read_pta(c, 2, 1, i64), s = read_pta(c, 3, 1, i64), w = read_pta(c, 4, 1, i64);
+        pta sdy = read_pta(c, 5, 1, i64), sdx = read_pta(c, 6, 1, i64);
+        pta dx = read_pta(c, 7, 3, i64);
+        bad |= !view_ok(&dy, &x, ei) || !view_ok(&dx, &x, ei);
+        o->dy = dy.data;
+        memcpy(o->dy_stride, dy.stride, sizeof o->dy_stride);
+        o->dx = dx.data;
+        memcpy(o->dx_stride, dx.stride, sizeof o->dx_stride);
+        o->mean = vec(&m, C, 4, &bad);
+        o->invstd = vec(&s, C, 4, &bad);
+        o->weight = vec(&w, C, ss, &bad);
+        o->sum_dy = vec(&sdy, C, 4, &bad);
+        o->sum_dy_xmu = vec(&sdx, C, 4, &bad);
+        if (!o->mean || !o->invstd || !o->sum_dy || !o->sum_dy_xmu)
+            bad = 1;
+        if (k->numel_form) {
+            const int32_t *numel = TFL_KARG(c, const int32_t *, 8);
+            int32_t world = TFL_KARG(c, int32_t, 9);
+            if (world < 0 || !tfl_kdev_ok(numel, (size_t)world * 4)) {
+                bad = 1;
+                break;
+            }
+            int64_t total = 0;
+            for (int32_t i = 0; i < world; i++)
+                total += numel[i];
+            o->norm = (float)(1.0f / (float)total);
+        } else {
+            o->norm = TFL_KARG(c, float, 8);
+        }
+        break;
+    }
+    default:
+        return TFL_ERR_UNSUPPORTED;
+    }
+    if (o->n * o->c * o->l == 0 && k->kind != K_BACKWARD && k->kind != K_BWD_REDUCE)
+        return TFL_OK;
+    return finish(c, op, bad, err, errlen);
+}
+
+/* ------------------------------------------------------ channels last */
+
+static tfl_status run_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_op *op,
+                                    char *err, size_t errlen)
+{
+    tfl_batchnorm_op *o = &op->u.batchnorm;
+    int red_i, stride_i;
+    switch (k->kind) {
+    case K_CL_COLLECT:    red_i = 5; stride_i = 6; break;
+    case K_CL_TRANSFORM:  red_i = 7; stride_i = 8; break;
+    case K_CL_BWD_REDUCE: red_i = 10; stride_i = 11; break;
+    default:              /* elemt: (..., numel, dx, long world | dx, float norm) */
+        red_i = k->numel_form ? 10 : 9;
+        stride_i = red_i + 1;
+        break;
+    }
+    const int64_t R = TFL_KARG(c, int32_t, red_i), C = TFL_KARG(c, int32_t, stride_i);
+    if (R < 0 || C < 0) {
+        snprintf(err, errlen, "%s: bad shape %lld x %lld", op->name, (long long)R, (long long)C);
+        return TFL_ERR_INVALID;
+    }
+    o->n = R;
+    o->c = C;
+    o->l = 1;
+    const int64_t st[3] = { C, 1, 0 };
+    memcpy(o->x_stride, st, sizeof st);
+    memcpy(o->y_stride, st, sizeof st);
+    memcpy(o->dy_stride, st, sizeof st);
+    memcpy(o->dx_stride, st, sizeof st);
+    const size_t ei = tfl_dtype_size(k->in_dt), ss = tfl_dtype_size(k->stat_dt);
+    const size_t mat = (size_t)(R * C) * ei, v = (size_t)C * 4, vs = (size_t)C * ss;
+    o->dtype = k->in_dt;
+    o->stat_dtype = k->stat_dt;
+    int bad = 0;
+#define P(i) TFL_KARG(c, float *, i)
+#define VEC(p, opt) do { if ((p) ? !tfl_kdev_ok((p), v) : !(opt)) bad = 1; } while (0)
+#define SVEC(p, opt) do { if ((p) ? !tfl_kdev_ok((p), vs) : !(opt)) bad = 1; } while (0)
+    switch (k->kind) {
+    case K_CL_COLLECT:
+        o->kind = TFL_BN_STATS;
+        o->x = P(0);
+        o->mean = P(1);
+        o->out2 = P(2);
+        o->eps = TFL_KARG(c, float, 7);
+        o->stats_mode = k->invstd ? TFL_BN_STATS_INVSTD : TFL_BN_STATS_VAR;
+        bad |= !tfl_kdev_ok(o->x, mat);
+        VEC(o->mean, 1);
+        VEC(o->out2, 1);
+        break;
+    case K_CL_TRANSFORM:
+        if (P(1) || TFL_KARG(c, uint8_t, 9))
+            return TFL_ERR_UNSUPPORTED;    /* fused residual add / ReLU */
+        o->kind = TFL_BN_APPLY;
+        o->x = P(0);
+        o->mean = P(2);
+        o->invstd = P(3);
+        o->weight = P(4);
+        o->bias = P(5);
+        o->y = P(6);
+        bad |= !tfl_kdev_ok(o->x, mat) || !tfl_kdev_ok(o->y, mat);
+        VEC(o->mean, 0);
+        VEC(o->invstd, 0);
+        SVEC((float *)o->weight, 1);
+        SVEC((float *)o->bias, 1);
+        break;
+    case K_CL_BWD_REDUCE:
+        o->kind = TFL_BN_BACKWARD_REDUCE;
+        o->x = P(0);
+        o->dy = P(1);
+        o->mean = P(2);
+        o->invstd = P(3);
+        o->sum_dy = P(4);
+        o->sum_dy_xmu = P(5);
+        o->grad_weight = P(6);
+        o->grad_bias = P(7);
+        bad |= !tfl_kdev_ok(o->x, mat) || !tfl_kdev_ok(o->dy, mat);
+        VEC(o->mean, 0);
+        VEC(o->invstd, !o->grad_weight);
+        VEC(o->sum_dy, 1);
+        VEC(o->sum_dy_xmu, 1);
+        SVEC(o->grad_weight, 1);
+        SVEC(o->grad_bias, 1);
+        break;
+    default:
+        o->kind = TFL_BN_BACKWARD_ELEMT;
+        o->dy = P(0);
+        o->x = P(1);
+        o->mean = P(2);
+        o->invstd = P(3);
+        o->weight = P(4);
+        o->sum_dy = P(5);
+        o->sum_dy_xmu = P(6);
+        if (k->numel_form) {
+            const int32_t *numel = TFL_KARG(c, const int32_t *, 7);
+            o->dx = P(8);
+            int64_t world = TFL_KARG(c, int64_t, 9);
+            if (world < 0 || world > (1 << 20) || !tfl_kdev_ok(numel, (size_t)world * 4)) {
+                bad = 1;
+                break;
+            }
+            int64_t total = 0;
+            for (int64_t i = 0; i < world; i++)
+                total += numel[i];
+            o->norm = 1.0f / (float)total;
+        } else {
+            o->dx = P(7);
+            o->norm = TFL_KARG(c, float, 8);
+        }
+        bad |= !tfl_kdev_ok(o->x, mat) || !tfl_kdev_ok(o->dy, mat) || !tfl_kdev_ok(o->dx, mat);
+        VEC(o->mean, 0);
+        VEC(o->invstd, 0);
+        SVEC((float *)o->weight, 1);
+        VEC(o->sum_dy, 0);
+        VEC(o->sum_dy_xmu, 0);
+        break;
+    }
+#undef P
+#undef VEC
+#undef SVEC
+    if (R * C == 0)
+        return TFL_OK;
+    return finish(c, op, bad, err, errlen);
+}
+
+/* ------------------------------------------------------ group norm */
+
+static tfl_status run_group_norm(const tfl_kcall *c, const bn_kernel *k, tfl_op *op,
+                                 char *err, size_t errlen)
+{
+    tfl_batchnorm_op *o = &op->u.batchnorm;
+#define L(i) TFL_KARG(c, int64_t, i)
+#define P(i) TFL_KARG(c, float *, i)
+#define OK(p, n, opt) ((p) ? tfl_kdev_ok((p), (size_t)(n) * 4) : (opt))
+    int ok = 1;
+    switch (k->kind) {
+    case K_GN_MOMENTS: {
+        const int64_t rows = c->grid[0], cols = L(0);
+        if (c->grid[1] != 1 || c->grid[2] != 1 || cols < 0)
+            return TFL_ERR_UNSUPPORTED;
+        o->kind = TFL_BN_STATS;
+        o->stats_mode = TFL_BN_STATS_RSTD;
+        o->n = 1; o->c = rows; o->l = cols;
+        o->x_stride[0] = 0; o->x_stride[1] = cols; o->x_stride[2] = 1;
+        o->eps = TFL_KARG(c, float, 1);
+        o->x = P(2);
+        o->mean = P(3);
+        o->out2 = P(4);
+        ok = OK(o->x, rows * cols, 0) && OK(o->mean, rows, 0) && OK(o->out2, rows, 0);
+        if (rows * cols == 0)
+            return TFL_OK;
+        break;
+    }
+    case K_GN_INTERNAL_GRADS: {
+        const int64_t rows = c->grid[0], hxw = L(0);
+        if (c->grid[1] != 1 || c->grid[2] != 1 || hxw < 0)
+            return TFL_ERR_UNSUPPORTED;
+        o->kind = TFL_BN_BACKWARD_REDUCE;
+        o->n = 1; o->c = rows; o->l = hxw;
+        const int64_t st[3] = { 0, hxw, 1 };
+        memcpy(o->x_stride, st, sizeof st);
+        memcpy(o->dy_stride, st, sizeof st);
+        o->dy = P(1);
+        o->x = P(2);
+        o->sum_dy_xmu = P(3);   /* ds = sum dy * x (mean 0) */
+        o->sum_dy = P(4);       /* db = sum dy */
+        ok = OK(o->x, rows * hxw, 0) && OK(o->dy, rows * hxw, 0) &&
+             OK(o->sum_dy, rows, 0) && OK(o->sum_dy_xmu, rows, 0);
+        if (rows == 0)
+            return TFL_OK;
+        break;
+    }
+    case K_GN_FUSED:
+        o->kind = TFL_BN_GN_FUSED_PARAMS;
+        o->gn_n = L(0); o->gn_c = L(1); o->gn_g = L(2);
+        o->gn_mean = P(3); o->gn_rstd = P(4); o->gn_gamma = P(5); o->gn_beta = P(6);
+        o->gn_a = P(7); o->gn_b = P(8);
+        break;
+    case K_GN_BWD_PARAMS:
+        o->kind = TFL_BN_GN_BACKWARD_PARAMS;
+        o->gn_n = c->grid[0]; o->gn_c = L(0); o->gn_hxw = L(1); o->gn_g = L(2);
+        o->gn_mean = P(3); o->gn_rstd = P(4); o->gn_gamma = P(5);
+        o->gn_ds = P(6); o->gn_db = P(7);
+        o->gn_a = P(8); o->gn_b = P(9);
+        break;
+    case K_GN_BWD_PARAMS_1D:
+        o->kind = TFL_BN_GN_BACKWARD_PARAMS;
+        o->gn_1d = 1;
+        o->gn_n = c->grid[0]; o->gn_c = L(0); o->gn_g = L(1); o->gn_hxw = 1;
+        o->gn_dy = P(2); o->gn_x = P(3);
+        o->gn_mean = P(4); o->gn_rstd = P(5); o->gn_gamma = P(6);
+        o->gn_a = P(7); o->gn_b = P(8);
+        break;
+    case K_GN_GAMMA_BETA:
+    case K_GN_GAMMA_BETA_1D:
+        o->kind = TFL_BN_GN_GAMMA_BETA;
+        o->gn_n = L(0); o->gn_c = L(1); o->gn_g = L(2);
+        if (k->kind == K_GN_GAMMA_BETA_1D) {
+            o->gn_1d = 1;
+            o->gn_dy = P(3); o->gn_x = P(4);
+        } else {
+            o->gn_ds = P(5); o->gn_db = P(6);
+        }
+        o->gn_mean = k->kind == K_GN_GAMMA_BETA_1D ? P(5) : P(3);
+        o->gn_rstd = k->kind == K_GN_GAMMA_BETA_1D ? P(6) : P(4);
+        o->gn_dgamma = P(7); o->gn_dbeta = P(8);
+        break;
+    default:
+        return TFL_ERR_UNSUPPORTED;
+    }
+    if (o->kind >= TFL_BN_GN_FUSED_PARAMS) {
+        if (k->kind == K_GN_BWD_PARAMS || k->kind == K_GN_BWD_PARAMS_1D) {
+            if (c->grid[1] != (unsigned)o->gn_g || c->grid[2] != 1)
+                return TFL_ERR_UNSUPPORTED;
+        }
+        const int64_t N = o->gn_n, C = o->gn_c, G = o->gn_g;
+        if (N < 0 || C < 0 || G <= 0 || C % G || o->gn_hxw < 0) {
+            snprintf(err, errlen, "%s: bad shape N=%lld C=%lld G=%lld", op->name,
+                     (long long)N, (long long)C, (long long)G);
+            return TFL_ERR_INVALID;
+        }
+        if (N * C == 0)
+            return TFL_OK;
+        const int64_t nc = N * C, ng = N * G;
+        ok = OK(o->gn_mean, ng, 0) && OK(o->gn_rstd, ng, 0) && OK(o->gn_gamma, C, 1) &&
+             OK(o->gn_beta, C, 1) && OK(o->gn_ds, nc, 1) && OK(o->gn_db, nc, 1) &&
+             OK(o->gn_dy, nc, 1) && OK(o->gn_x, nc, 1) && OK(o->gn_dgamma, C, 1) &&
+             OK(o->gn_dbeta, C, 1);
+        if (o->kind == TFL_BN_GN_FUSED_PARAMS)
+            ok = ok && OK(o->gn_a, nc, 0) && OK(o->gn_b, nc, 0);
+        if (o->kind == TFL_BN_GN_BACKWARD_PARAMS)
+            ok = ok && OK(o->gn_a, ng, 0) && OK(o->gn_b, ng, 0);
+        if (o->gn_1d)
+            ok = ok && o->gn_dy && o->gn_x;
+        else if (o->kind != TFL_BN_GN_FUSED_PARAMS)
+            ok = ok && o->gn_ds && o->gn_db;
+    }
+#undef L
+#undef P
+#undef OK
+    return finish(c, op, !ok, err, errlen);
+}
+
+static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
+{
+    const bn_kernel *k = cookie;
+    if (k->kind == K_MAP)
+        return tfl_bn_map_run(c, k, err, errlen);
+    tfl_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = TFL_OP_BATCHNORM;
+    op.name = k->name;
+    op.u.batchnorm.dtype = TFL_DT_F32;
+    if (k->kind <= K_BWD_ELEMT)
+        return run_accessor(c, k, &op, err, errlen);
+    if (k->kind <= K_CL_BWD_ELEMT)
+        return run_channels_last(c, k, &op, err, errlen);
+    return run_group_norm(c, k, &op, err, errlen);
+}
+
+const tfl_kfamily tfl_kfamily_batchnorm = {
+    .name = "batchnorm",
+    .match = match,
+    .run = run,
+    .op_name = op_name,
+};

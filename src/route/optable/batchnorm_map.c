@@ -1,0 +1,317 @@
+/*
+ * batchnorm_map.c - the TensorIterator lambdas of PyTorch's batch norm
+ * (Normalization.cu) and group norm (group_norm_kernel.cu), float32, run
+ * as TFL_BN_MAP ops.
+ *
+ * Kernel forms (CUDALoops.cuh, torch 2.11.0 sm_80 parameter tables):
+ *   vectorized_elementwise_kernel<vec, F, array<char*, n>>(int N, F f,
+ *       array data)                      - every operand dense float
+ *   elementwise_kernel<128, vt, gpu_kernel_impl_nocast<F>::lambda(int)>
+ *       (int N, { OffsetCalculator<n> oc; array<char*, n> data; F f;
+ *       nvcc's 8-byte pointer })         - strided / broadcast operands
+ *   elementwise_kernel<128, vt, gpu_kernel_impl<F>::lambda(int)>: the same
+ *       with c10::ScalarType dtypes[n] after F (operands whose type is not
+ *       the lambda's: half tensors with float statistics)
+ *   unrolled_elementwise_kernel_for_multi_outputs<nout, F, array, ic, oc>
+ *       (int N, F f, array data, ic, oc) - ic/oc TrivialOffsetCalculator
+ *       (1 byte, dense) or OffsetCalculator<nin>/<nout> (strided)
+ * Data arrays hold the outputs first, then the inputs.  The lambda F is
+ * told by its enclosing function and signature (the Itanium "#k" counts
+ * lambdas of one signature in source order); its captures are floats
+ * laid out in order of first use, then nvcc's pointer (pt_abi.h):
+ *   batch_norm_calc_invstd (float)#1          [eps]           16 bytes
+ *   batch_norm_update_stats (f,f,f,f)#1       [bessel, momentum]      16
+ *   batch_norm_update_stats_and_invert (f,f,f,f)#1  [bessel, momentum, eps] 24
+ *   batch_norm_elementwise (x, w, b, mean, invstd)#1            []  1
+ *   batch_norm_elementwise_backward_train (7 floats)#1 [norm_fct] 16
+ *   batch_norm_elementwise_backward_eval (gO, invstd[, w])#1    []  1
+ *   GroupNormKernelImplInternal (x, mean, rstd)#1, (x, a, b)#2  []  1
+ *   GroupNorm1dForward (x, m, r)#1, (x, m, r, g)#1, (x, m, r, b)#2,
+ *       (x, m, r, g, b)#1                                       []  1
+ *   GroupNormBackwardKernelImplInternal (rstd, gamma)#1,
+ *       (dy, x, c1, c2, c3)#1 and #2                             []  1
+ *   GroupNorm1dBackward (dy, x, rstd, c2, c3)#1,
+ *       (dy, x, rstd, gamma, c2, c3)#1                           []  1
+ * Anything else (casting forms, half/bfloat16) is left unclaimed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/mem.h"
+#include "route/dispatch.h"
+#include "route/optable/batchnorm_internal.h"
+#include "route/optable/pt_abi.h"
+
+typedef struct lambda_rule {
+    const char *func;         /* enclosing function, "name("               */
+    int nargs, idx;           /* float arguments, "#idx"                   */
+    int code, flags, nout;
+    size_t fn_size;
+    int nparams;              /* captured floats, at 0, 4, 8               */
+    int lowp;                 /* Half / BFloat16 arguments allowed          */
+    int perm[7];              /* op input k = lambda argument perm[k]      */
+    const char *name;
+} lambda_rule;
+
+static const lambda_rule rules[] = {
+    { "batch_norm_calc_invstd(", 1, 1, TFL_BN_MAP_RSQRT_EPS, 0, 1, 16, 1, 1, { 0 }, "batch_norm_invstd" },
+    { "batch_norm_update_stats(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 2, 16, 2, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats" },
+    { "batch_norm_update_stats_and_invert(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 3, 24, 3, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats" },
+    { "batch_norm_elementwise(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 1, { 0, 3, 4, 1, 2 }, "batch_norm_apply" },
+    { "batch_norm_elementwise_backward_train(", 7, 1, TFL_BN_MAP_BWD_TRAIN, 0, 1, 16, 1, 1, { 0, 1, 2, 3, 4, 5, 6 }, "batch_norm_backward_elemt" },
+    { "batch_norm_elementwise_backward_eval(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1 }, "batch_norm_backward_eval" },
+    { "batch_norm_elementwise_backward_eval(", 3, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1, 2 }, "batch_norm_backward_eval" },
+    { "GroupNormKernelImplInternal<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply" },
+    { "GroupNormKernelImplInternal<float>(", 3, 2, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply" },
+    { "GroupNorm1dForward<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply" },
+    { "GroupNorm1dForward<float>(", 4, 1, TFL_BN_MAP_NORM, 1, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply" },
+    { "GroupNorm1dForward<float>(", 4, 2, TFL_BN_MAP_NORM, 2, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply" },
+    { "GroupNorm1dForward<float>(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_apply" },
+    { "GroupNormBackwardKernelImplInternal<float>(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 0, { 0, 1 }, "group_norm_backward_elemt" },
+    { "GroupNormBackwardKernelImplInternal<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt" },
+    { "GroupNormBackwardKernelImplInternal<float>(", 5, 2, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt" },
+    { "GroupNorm1dBackward<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt" },
+    { "GroupNorm1dBackward<float>(", 6, 1, TFL_BN_MAP_AFFINE3, 1, 1, 1, 0, 0, { 0, 1, 2, 3, 4, 5 }, "group_norm_backward_elemt" },
+};
+
+#define RULE_COUNT (sizeof rules / sizeof rules[0])
+
+/* First "{lambda(<float|c10::Half|c10::BFloat16, ...>)#k}" of the
+ * demangled name: arity, argument types and k. */
+static int first_float_lambda(const char *d, int *nargs, int *idx, tfl_dtype *dt)
+{
+    static const struct { const char *name; tfl_dtype dt; } types[] = {
+        { "float", TFL_DT_F32 }, { "c10::Half", TFL_DT_F16 }, { "c10::BFloat16", TFL_DT_BF16 },
+    };
+    for (const char *p = strstr(d, "{lambda("); p; p = strstr(p + 1, "{lambda(")) {
+        const char *a = p + strlen("{lambda(");
+        if (*a == ')' || strncmp(a, "int)", 4) == 0)
+            continue;
+        int n = 0;
+        for (;;) {
+            size_t t = 0;
+            while (t < 3 && strncmp(a, types[t].name, strlen(types[t].name)) != 0)
+                t++;
+            if (t == 3 || n == 7)
+                break;
+            dt[n++] = types[t].dt;
+            a += strlen(types[t].name);
+            if (strncmp(a, ", ", 2) == 0)
+                a += 2;
+            else
+                break;
+        }
+        if (*a != ')' || a[1] != '#')
+            return 0;            /* another argument type */
+        *nargs = n;
+        *idx = atoi(a + 2);
+        return n > 0 && *idx > 0;
+    }
+    return 0;
+}
+
+int tfl_bn_map_match(const char *m, bn_kernel *k)
+{
+    if (!strstr(m, "Normalization_cu") && !strstr(m, "group_norm_kernel_cu"))
+        return 0;
+    int form;
+    if (strncmp(m, "_ZN2at6native29vectorized_elementwise_kernelILi", 47) == 0)
+        form = MAP_VEC;
+    else if (strncmp(m, "_ZN2at6native18elementwise_kernelILi128ELi", 42) == 0 &&
+             strstr(m, "22gpu_kernel_impl_nocast"))
+        form = MAP_LEGACY;
+    else if (strncmp(m, "_ZN2at6native18elementwise_kernelILi128ELi", 42) == 0 &&
+             strstr(m, "15gpu_kernel_implI"))
+        form = MAP_LEGACY_CAST;
+    else if (strstr(m, "45unrolled_elementwise_kernel_for_multi_outputs"))
+        form = strstr(m, "23TrivialOffsetCalculator") ? MAP_MULTI_TRIVIAL : MAP_MULTI;
+    else
+        return 0;
+    char *d = tfl_pt_demangle(m);
+    if (!d)
+        return 0;
+    int nargs = 0, idx = 0, found = -1;
+    tfl_dtype adt[8];
+    if (first_float_lambda(d, &nargs, &idx, adt)) {
+        /* the rule whose enclosing function comes right before the lambda */
+        for (size_t i = 0; i < RULE_COUNT; i++)
+            if (rules[i].nargs == nargs && rules[i].idx == idx && strstr(d, rules[i].func)) {
+                found = (int)i;
+                break;
+            }
+    }
+    free(d);
+    if (found < 0)
+        return 0;
+    const lambda_rule *r = &rules[found];
+    int lowp = 0;
+    for (int i = 0; i < nargs; i++)
+        lowp |= adt[i] != TFL_DT_F32;
+    if (lowp && !r->lowp)
+        return 0;
+    if ((form == MAP_MULTI || form == MAP_MULTI_TRIVIAL) != (r->nout > 1))
+        return 0;
+    memset(k, 0, sizeof *k);
+    k->kind = K_MAP;
+    k->form = form;
+    k->code = r->code;
+    k->flags = r->flags;
+    k->nout = r->nout;
+    k->nin = r->nargs;
+    k->fn_size = r->fn_size;
+    k->fn_params = r->nparams;
+    for (int i = 0; i < 3; i++)
+        k->fn_off[i] = (size_t)(4 * i);
+    k->name = r->name;
+    k->rule = found;
+    /* outputs: the update lambdas return (scalar_t, scalar_t[, acc_t]) with
+     * scalar_t the running statistics' type (arguments 3, 4); the other
+     * lambdas return float */
+    for (int i = 0; i < r->nout; i++)
+        k->opdt[i] = (r->code == TFL_BN_MAP_UPDATE_STATS && i < 2) ? adt[2 + i]
+                   : r->code == TFL_BN_MAP_RSQRT_EPS || r->code == TFL_BN_MAP_UPDATE_STATS ? TFL_DT_F32
+                   : adt[0];       /* the normalisation lambdas return scalar_t */
+    for (int i = 0; i < nargs; i++)
+        k->opdt[r->nout + i] = adt[i];
+    return 1;
+}
+
+/* Live memory for every operand of a strided map? */
+static int map_ranges_ok(const tfl_batchnorm_op *o)
+{
+    for (int k = 0; k < o->nout + o->nin; k++) {
+        int64_t hi = 0;
+        for (int d = 0; d < o->ndim; d++) {
+            if (o->strides[k][d] < 0)
+                return 0;
+            hi += (o->shape[d] - 1) * o->strides[k][d];
+        }
+        if (!tfl_kdev_ok(o->data[k], (size_t)hi + tfl_dtype_size(o->map_dtype[k])))
+            return 0;
+    }
+    return 1;
+}
+
+/* Copy operand strides from a decoded OffsetCalculator (arguments
+ * [first, first+count) of the op). */
+static int take_calc(tfl_batchnorm_op *o, const void *bytes, int nargs, int first)
+{
+    int ndim;
+    int64_t shape[TFL_PT_MAX_DIMS], strides[8][TFL_PT_MAX_DIMS];
+    if (nargs > 8 || !tfl_pt_offset_calc_decode(bytes, nargs, &ndim, shape, strides))
+        return 0;
+    if (ndim > TFL_BN_MAP_DIMS)
+        return 0;
+    if (first == 0 || o->ndim == 0) {
+        o->ndim = ndim;
+        for (int d = 0; d < ndim; d++)
+            o->shape[d] = shape[d];
+    } else if (ndim != o->ndim) {
+        return 0;
+    }
+    for (int a = 0; a < nargs; a++)
+        for (int d = 0; d < ndim; d++)
+            o->strides[first + a][d] = strides[a][d];
+    return 1;
+}
+
+tfl_status tfl_bn_map_run(const tfl_kcall *c, const bn_kernel *k, char *err, size_t errlen)
+{
+    const lambda_rule *r = &rules[k->rule];
+    tfl_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = TFL_OP_BATCHNORM;
+    op.name = k->name;
+    tfl_batchnorm_op *o = &op.u.batchnorm;
+    o->kind = TFL_BN_MAP;
+    o->dtype = TFL_DT_F32;
+    o->map_code = k->code;
+    o->map_flags = k->flags;
+    o->nout = k->nout;
+    o->nin = k->nin;
+    const int n = k->nout + k->nin;
+    const int32_t N = TFL_KARG(c, int32_t, 0);
+    if (N < 0) {
+        snprintf(err, errlen, "%s: bad element count %d", op.name, (int)N);
+        return TFL_ERR_INVALID;
+    }
+    if (N == 0)
+        return TFL_OK;
+    const char *fn, *data;
+    char *raw[TFL_BN_MAP_OPERANDS];
+    tfl_dtype opdt[8];
+    memcpy(opdt, k->opdt, sizeof opdt);
+    switch (k->form) {
+    case MAP_LEGACY:
+    case MAP_LEGACY_CAST: {
+        const char *lam = c->args[1];
+        size_t oc = tfl_pt_offset_calc_size(n);
+        size_t data_off = tfl_pt_align(oc, 8);
+        data = lam + data_off;
+        fn = data + 8 * (size_t)n;
+        if (!take_calc(o, lam, n, 0))
+            return TFL_ERR_UNSUPPORTED;
+        if (k->form == MAP_LEGACY_CAST) {
+            /* gpu_kernel_impl keeps the operands' c10::ScalarTypes after F */
+            const unsigned char *st = (const unsigned char *)fn + k->fn_size;
+            for (int a = 0; a < n; a++) {
+                tfl_dtype dt;
+                if (!tfl_pt_scalar_type(st[a], &dt) ||
+                    (dt != TFL_DT_F32 && dt != TFL_DT_F16 && dt != TFL_DT_BF16))
+                    return TFL_ERR_UNSUPPORTED;
+                opdt[a] = dt;
+            }
+        }
+        break;
+    }
+    case MAP_MULTI:
+        fn = c->args[1];
+        data = c->args[2];
+        if (!take_calc(o, c->args[3], k->nin, k->nout) || !take_calc(o, c->args[4], k->nout, 0))
+            return TFL_ERR_UNSUPPORTED;
+        break;
+    default:    /* vectorized / trivial: dense float operands */
+        fn = c->args[1];
+        data = c->args[2];
+        o->ndim = 1;
+        o->shape[0] = N;
+        for (int a = 0; a < n; a++)
+            o->strides[a][0] = (int64_t)tfl_dtype_size(opdt[a]);
+        break;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < o->ndim; d++)
+        total *= o->shape[d];
+    if (total != N) {
+        snprintf(err, errlen, "%s: offset calculator shape does not match N=%d", op.name, (int)N);
+        return TFL_ERR_UNSUPPORTED;
+    }
+    memcpy(raw, data, 8 * (size_t)n);
+    for (int a = 0; a < k->nout; a++) {
+        o->data[a] = raw[a];
+        o->map_dtype[a] = opdt[a];
+    }
+    /* inputs in the op's order; their strides move with them */
+    int64_t st[TFL_BN_MAP_OPERANDS][TFL_BN_MAP_DIMS];
+    memcpy(st, o->strides, sizeof st);
+    for (int a = 0; a < k->nin; a++) {
+        int from = k->nout + r->perm[a];
+        o->data[k->nout + a] = raw[from];
+        o->map_dtype[k->nout + a] = opdt[from];
+        memcpy(o->strides[k->nout + a], st[from], sizeof st[0]);
+    }
+    for (int i = 0; i < k->fn_params; i++) {
+        float v;
+        memcpy(&v, fn + k->fn_off[i], 4);
+        o->param[i] = v;
+    }
+    if (!map_ranges_ok(o)) {
+        snprintf(err, errlen, "%s: an operand (%d elements) is not in device memory", op.name, (int)N);
+        return TFL_ERR_DEVICE;
+    }
+    tfl_status s = tfl_route_op(&op, c->stream);
+    if (s != TFL_OK && s != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "%s failed (%d)", op.name, (int)s);
+    return s;
+}
