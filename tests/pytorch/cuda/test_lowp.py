@@ -503,8 +503,8 @@ def test_gpt_autocast_training(cuda, dtype):
     """A few AdamW steps of examples/gpt_tiny.py's model under autocast on
     cuda and under cpu autocast, from the same weights and batches.  The
     two sides launch different kernels (cpu and cuda autocast differ in
-    which ops they keep in float32), so losses agree to a few percent per
-    step (bf16 rounding ~ 4e-3 per op through ~20 ops), and both must fall."""
+    which ops they keep in float32), so losses agree to about the
+    accumulation-order noise (bounds below), and both must fall."""
     gpt = _gpt()
     torch.manual_seed(90)
     model = gpt.TinyGPT()
@@ -527,7 +527,12 @@ def test_gpt_autocast_training(cuda, dtype):
             opt.step()
             ls.append(loss.item())
         losses[dev] = ls
-    tol = 0.03 if dtype == torch.bfloat16 else 0.01
+    # the two sides round the same half values but sum differently (cpu and
+    # cuda autocast also keep different ops in float32); observed agreement
+    # is ~1e-5 (fp16) / ~5e-5 (bf16) relative per step over six steps, so
+    # these bounds leave a 10-20x margin yet catch any wrong kernel (a
+    # mis-rounded op or a wrong gradient moves the loss by >1e-2)
+    tol = 1e-3 if dtype == torch.bfloat16 else 2e-4
     for a, b in zip(losses["cuda"], losses["cpu"]):
         assert math.isfinite(a) and abs(a - b) <= tol * abs(b), (losses)
     assert losses["cuda"][-1] < losses["cuda"][0] - 0.1
