@@ -322,6 +322,43 @@ def test_dropout_train(cuda, dtype):
     assert torch.equal(gc[~kept], torch.zeros_like(gc[~kept]))
 
 
+FILLS = {
+    "rand": (lambda t: t.uniform_(), (0.0, 1.0)),
+    "uniform": (lambda t: t.uniform_(-2.0, 3.0), (-2.0, 3.0)),
+    "randn": (lambda t: t.normal_(), None),
+    "normal": (lambda t: t.normal_(0.5, 2.0), None),
+}
+
+
+@pytest.mark.parametrize("fill", list(FILLS))
+@pytest.mark.parametrize("shape", [(10000,), (37, 129)], ids=["flat", "2d"])
+@pytest.mark.parametrize("dtype", LOWP, ids=IDS)
+def test_random_fill(cuda, dtype, shape, fill):
+    """uniform_ / normal_ into half: PyTorch draws the same float Philox
+    stream as for float32 (same grid, 4 draws per thread) and rounds each
+    result once (uniform: a value that rounds up to `to` becomes `from`).
+    So under one seed the half tensor is the float32 one rounded - and the
+    float32 path is checked against an independent Philox in
+    test_random.py.  Plus the moments of the distribution."""
+    fn, bounds = FILLS[fill]
+    torch.manual_seed(30)
+    f = fn(torch.empty(shape, device=cuda)).cpu()
+    torch.manual_seed(30)
+    h = fn(torch.empty(shape, device=cuda, dtype=dtype)).cpu()
+    assert h.dtype == dtype
+    want = f.to(dtype)
+    if bounds:
+        lo, hi = bounds
+        want = torch.where(want == hi, torch.tensor(lo, dtype=dtype), want)
+        assert h.min() >= lo and h.max() < hi
+        assert abs(h.float().mean().item() - (lo + hi) / 2) < 0.03 * (hi - lo)
+    else:
+        mean, std = (0.0, 1.0) if fill == "randn" else (0.5, 2.0)
+        assert abs(h.float().mean().item() - mean) < 0.06 * std
+        assert abs(h.float().std().item() - std) < 0.06 * std
+    assert torch.equal(h, want)
+
+
 # ------------------------------------------------------------ attention
 
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
