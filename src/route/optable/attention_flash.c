@@ -33,8 +33,8 @@
  * else reads, and are taken as done.
  *
  * Refused (never guessed): dropout, local windows, ALiBi, softcap,
- * return_softmax, variable lengths / kv cache, split-KV, grouped-query
- * backward, and any launch whose grid disagrees with the struct.
+ * return_softmax, variable lengths / kv cache, split-KV, and any launch
+ * whose grid disagrees with the struct.
  */
 #include <math.h>
 #include <stdio.h>
@@ -207,7 +207,10 @@ tfl_status tfl_attn_flash_run(const tfl_kcall *call, void *cookie, char *err, si
     if (!decode_common(call, s, bf16, &a))
         return TFL_ERR_UNSUPPORTED;
     if (kind == FL_BWD_MAIN) {
-        if (a.q_heads_per_kv != 1 || rptr(s, B_DK_ACC) || rptr(s, B_DV_ACC))
+        /* grouped-query: PyTorch passes dK/dV with one head per query
+         * head (it sums the groups afterwards), which is TFL_OP_ATTENTION's
+         * per-query-head grad_k/grad_v */
+        if (rptr(s, B_DK_ACC) || rptr(s, B_DV_ACC))
             return TFL_ERR_UNSUPPORTED;
         a.backward = 1;
         a.grad_out = tens(s, B_DO, B_DO_SB, B_DO_SH, B_DO_SM);

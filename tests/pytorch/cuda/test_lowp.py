@@ -361,25 +361,46 @@ def test_random_fill(cuda, dtype, shape, fill):
 
 # ------------------------------------------------------------ attention
 
-@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+SDPA_SHAPES = {
+    # (batch, heads, q len, k len, head dim, kv heads)
+    "small": (2, 4, 40, 40, 32, 4),
+    "tiles": (1, 2, 300, 300, 64, 2),       # several 128-row query tiles
+    "cross": (2, 2, 37, 70, 32, 2),         # q len != k len
+    "gqa": (1, 4, 48, 48, 32, 2),           # grouped-query (enable_gqa)
+}
+
+
+# is_causal with q len != k len: PyTorch's mask is top-left there and it
+# does not pick flash attention, so that case is left out
+SDPA_CASES = [(c, s) for c in (False, True) for s in SDPA_SHAPES
+              if not (c and SDPA_SHAPES[s][2] != SDPA_SHAPES[s][3])]
+
+
+@pytest.mark.parametrize("causal,shape", SDPA_CASES,
+                         ids=[("causal-" if c else "full-") + s for c, s in SDPA_CASES])
 @pytest.mark.parametrize("dtype", LOWP, ids=IDS)
-def test_sdpa(cuda, dtype, causal):
-    """Without a mask PyTorch picks flash attention for half at cc 8.0.
-    Reference: float64 evaluation of the same rounded inputs; a bound of
-    about two roundings of the dtype relative to the largest value (the
-    cpu's own half result is no closer)."""
-    q, k, v = (make((2, 4, 40, 32), dtype, s) for s in (31, 32, 33))
-    g = make((2, 4, 40, 32), dtype, 34)
+def test_sdpa(cuda, dtype, causal, shape):
+    """Without a mask PyTorch picks flash attention for half at cc 8.0
+    (pytorch_flash::flash_fwd_kernel; backward: flash_bwd_dot_do_o,
+    flash_bwd_dq_dk_dv_loop_seqk_parallel, flash_bwd_convert_dq).
+    Reference: float64 evaluation of the same rounded inputs; the bound is
+    two roundings of the dtype relative to the largest value (the output
+    is rounded once, the backward works from the rounded output)."""
+    b, h, m, n, d, hk = SDPA_SHAPES[shape]
+    gqa = {"enable_gqa": True} if hk != h else {}
+    q = make((b, h, m, d), dtype, 31)
+    k, v = (make((b, hk, n, d), dtype, s) for s in (32, 33))
+    g = make((b, h, m, d), dtype, 34)
     ins = [t.to(cuda).requires_grad_() for t in (q, k, v)]
-    out = F.scaled_dot_product_attention(*ins, is_causal=causal)
+    out = F.scaled_dot_product_attention(*ins, is_causal=causal, **gqa)
     out.backward(g.to(cuda))
     got = [out.detach().cpu()] + [t.grad.cpu() for t in ins]
     ref_in = [t.double().requires_grad_() for t in (q, k, v)]
-    ref = F.scaled_dot_product_attention(*ref_in, is_causal=causal)
+    ref = F.scaled_dot_product_attention(*ref_in, is_causal=causal, **gqa)
     ref.backward(g.double())
     want = [ref.detach()] + [t.grad for t in ref_in]
     for a, w in zip(got, want):
-        assert a.dtype == dtype
+        assert a.dtype == dtype and a.shape == w.shape
         scale = max(1.0, w.abs().max().item())
         assert (a.double() - w).abs().max().item() <= 2 * EPS[dtype] * scale
 
