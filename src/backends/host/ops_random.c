@@ -71,10 +71,9 @@ int host_random_supported(const tfl_random_op *op)
         return 0;
     case TFL_RANDOM_UNIFORM:
     case TFL_RANDOM_NORMAL:
+    case TFL_RANDOM_BERNOULLI:
         if (op->acc == TFL_DT_F32 && (op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16))
             return 1;
-        /* fall through */
-    case TFL_RANDOM_BERNOULLI:
         return (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) &&
                op->dtype == op->acc;
     case TFL_RANDOM_INT_FROM_TO:
@@ -169,8 +168,10 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
     case TFL_RANDOM_BERNOULLI:
         if (dbl)
             *(double *)view_at(&op->out, li, 8) = v->d < op->a ? 1.0 : 0.0;
-        else
+        else if (op->dtype == TFL_DT_F32)
             *(float *)view_at(&op->out, li, 4) = v->f < c->fa ? 1.0f : 0.0f;
+        else
+            store_lowp(op, li, v->f < c->fa ? 1.0f : 0.0f, NAN, 0.0f);
         break;
     case TFL_RANDOM_INT_FROM_TO: {
         uint64_t r = op->range ? v->r % op->range : v->r;

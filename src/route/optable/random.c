@@ -85,7 +85,8 @@ static int int_scalar(char code, tfl_dtype *t)
     }
 }
 
-/* uniform_and_transform / normal_and_transform<c10::Half|BFloat16, float>:
+/* uniform_and_transform / normal_and_transform<c10::Half|BFloat16, float>
+ * (uniform_, bernoulli_(p), normal_):
  * the scalar type into *t. */
 static int lowp_transform(const char *m, tfl_dtype *t)
 {
@@ -145,10 +146,12 @@ static int match_dist(const char *m, rcookie *c)
         c->dtype = c->acc = TFL_DT_F32;
     } else if (!strncmp(p, "S7_f6float4", 11) &&
                strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E") &&
-               (c->kind == TFL_RANDOM_UNIFORM || c->kind == TFL_RANDOM_NORMAL) &&
+               (c->kind == TFL_RANDOM_UNIFORM || c->kind == TFL_RANDOM_NORMAL ||
+                c->kind == TFL_RANDOM_BERNOULLI) &&
                (lowp_transform(m, &c->dtype))) {
         /* <c10::Half|BFloat16, float, float4>: S7_ names the scalar_t of
-         * uniform/normal_and_transform<scalar_t, float, ...> */
+         * uniform/normal_and_transform<scalar_t, float, ...> (bernoulli_(p)
+         * is a uniform_and_transform too; its p capture is float's) */
         c->acc = TFL_DT_F32;
     } else if (!strncmp(p, "dd7double2", 10) &&
                strstr(m, "distribution_elementwise_grid_stride_kernelIdLi2E")) {

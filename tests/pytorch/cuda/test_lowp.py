@@ -327,6 +327,7 @@ FILLS = {
     "uniform": (lambda t: t.uniform_(-2.0, 3.0), (-2.0, 3.0)),
     "randn": (lambda t: t.normal_(), None),
     "normal": (lambda t: t.normal_(0.5, 2.0), None),
+    "bernoulli": (lambda t: t.bernoulli_(0.3), None),
 }
 
 
@@ -352,6 +353,9 @@ def test_random_fill(cuda, dtype, shape, fill):
         want = torch.where(want == hi, torch.tensor(lo, dtype=dtype), want)
         assert h.min() >= lo and h.max() < hi
         assert abs(h.float().mean().item() - (lo + hi) / 2) < 0.03 * (hi - lo)
+    elif fill == "bernoulli":
+        assert set(h.unique().tolist()) <= {0.0, 1.0}
+        assert abs(h.float().mean().item() - 0.3) < 0.03
     else:
         mean, std = (0.0, 1.0) if fill == "randn" else (0.5, 2.0)
         assert abs(h.float().mean().item() - mean) < 0.06 * std
