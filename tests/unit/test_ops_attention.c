@@ -567,7 +567,7 @@ static void test_flash_refused(void *ck)
     prm[441] = 1;                                  /* causal needs window_right 0 */
     CHECK(f->run(&call, ck, err, sizeof err) == TFL_ERR_UNSUPPORTED, "flash: bad causal window");
     prm[441] = 0;
-    f32 = 0.9f; memcpy(prm + 372, &f32, 4);       /* dropout */
+    f32 = 0.9f; memcpy(prm + 372, &f32, 4);       /* dropout, but the kernel has none */
     CHECK(f->run(&call, ck, err, sizeof err) == TFL_ERR_UNSUPPORTED, "flash: dropout decoded");
     f32 = 1.0f; memcpy(prm + 372, &f32, 4);
     memcpy(prm + 224, &bogus, 8);                  /* cu_seqlens_q: varlen */
@@ -588,18 +588,21 @@ static void test_match(void)
     CHECK(f->match(NAME_F16, &ck), "f16 forward kernel not matched");
     CHECK(f->match(NAME_FLASH, &ck) && strcmp(f->op_name(ck), "flash_forward") == 0,
           "flash forward not matched");
-    /* the same kernel with Is_dropout set: refused */
+    /* the same kernel with Is_dropout set: claimed (dropout from its params) */
     char drop[512];
     snprintf(drop, sizeof drop, "%s", NAME_FLASH);
     char *lb = strstr(drop, "EELb0ELb1E");
     CHECK(lb != NULL, "flash name layout");
     if (lb) {
         lb[4] = '1';
-        CHECK(!f->match(drop, &ck), "flash dropout forward claimed");
+        CHECK(f->match(drop, &ck), "flash dropout forward not claimed");
+        /* ... but a local-window one (Is_local) is refused */
+        lb[12] = '1';                             /* Is_local */
+        CHECK(!f->match(drop, &ck), "flash local forward claimed");
     }
     CHECK(f->match(NAME_FLASH_BWD, &ck) && strcmp(f->op_name(ck), "flash_backward") == 0,
           "flash backward not matched");
-    CHECK(!f->match(NAME_FLASH_BWD_DROPOUT, &ck), "flash dropout backward claimed");
+    CHECK(f->match(NAME_FLASH_BWD_DROPOUT, &ck), "flash dropout backward not claimed");
     CHECK(f->match(NAME_FLASH_DOT, &ck), "flash dot_do_o not matched");
     test_flash_refused(ck);
     CHECK(f->match(NAME_FLASH, &ck), "flash forward");

@@ -32,9 +32,18 @@
  * cleared; convert_dq: dq_accum -> dQ) only feed that scratch, which nothing
  * else reads, and are taken as done.
  *
- * Refused (never guessed): dropout, local windows, ALiBi, softcap,
- * return_softmax, variable lengths / kv cache, split-KV, and any launch
- * whose grid disagrees with the struct.
+ * Dropout (keep probability p_dropout @372 < 1, Is_dropout in the name):
+ * the forward's key is its at::PhiloxCudaState @400 (seed_, offset_,
+ * offset_intragraph_, captured_ @424), which the kernel also stores in
+ * rng_state @432 for the backward; the backward reads its key from
+ * rng_state (its philox args are empty).  TFL_OP_ATTENTION draws its own
+ * mask from that key - the same in forward and backward, not the GPU's
+ * bit pattern (PyTorch's flash dropout mask is not observable apart from
+ * its effect).
+ *
+ * Refused (never guessed): local windows, ALiBi, softcap, return_softmax,
+ * variable lengths / kv cache, split-KV, and any launch whose grid
+ * disagrees with the struct.
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +57,7 @@
 #define FL_TAG 0x10000u
 enum { FL_FWD = 1, FL_BWD_MAIN, FL_BWD_DOT, FL_BWD_CONVERT };
 #define FL_BF16 0x100u
+#define FL_DROPOUT 0x200u
 
 enum {
     P_Q = 0, P_K = 8, P_V = 16, P_Q_SB = 24, P_K_SB = 32, P_V_SB = 40,
@@ -55,7 +65,8 @@ enum {
     P_H = 96, P_HK = 100, P_O = 112, P_OACCUM = 120, P_O_SB = 128, P_O_SM = 136,
     P_O_SH = 144, P_P = 152, P_LSE = 160, P_B = 176, P_SQ = 180, P_SK = 184,
     P_SKNEW = 188, P_D = 192, P_SCALE = 216, P_ZERO_FROM = 224, P_ZERO_TO = 368,
-    P_KEEP = 372, P_WIN_L = 388, P_WIN_R = 392, P_IS_BF16 = 440, P_IS_CAUSAL = 441,
+    P_KEEP = 372, P_WIN_L = 388, P_WIN_R = 392, P_PHILOX = 400, P_RNG_STATE = 432,
+    P_IS_BF16 = 440, P_IS_CAUSAL = 441,
     P_SPLITS = 444, P_ALIBI = 448, FWD_SIZE = 472,
     B_DO = 472, B_DQ = 480, B_DK = 488, B_DV = 496, B_DK_ACC = 512, B_DV_ACC = 520,
     B_DO_SB = 528, B_DO_SM = 536, B_DO_SH = 544, B_DQ_SB = 552, B_DK_SB = 560,
@@ -114,13 +125,17 @@ int tfl_attn_flash_match(const char *m, void **cookie)
         return 0;
     unsigned b;
     if (kind == FL_FWD) {
-        /* dropout, local, alibi, softcap, return_softmax: refused */
-        if (!tail_bools(m, "EEvNS_16Flash_fwd_paramsE", 8, &b) || (b & (1u | 4u | 8u | 64u | 128u)))
+        /* local, alibi, softcap, return_softmax: refused */
+        if (!tail_bools(m, "EEvNS_16Flash_fwd_paramsE", 8, &b) || (b & (4u | 8u | 64u | 128u)))
             return 0;
+        if (b & 1u)
+            dt |= FL_DROPOUT;
     } else if (kind == FL_BWD_MAIN) {
-        /* dropout, local, alibi, softcap: refused */
-        if (!tail_bools(m, "EEvNS_16Flash_bwd_paramsE", 7, &b) || (b & (1u | 4u | 8u | 64u)))
+        /* local, alibi, softcap: refused */
+        if (!tail_bools(m, "EEvNS_16Flash_bwd_paramsE", 7, &b) || (b & (4u | 8u | 64u)))
             return 0;
+        if (b & 1u)
+            dt |= FL_DROPOUT;
     } else if (!strstr(m, "EEEEvNS_16Flash_bwd_paramsE")) {
         return 0;
     }
@@ -150,8 +165,44 @@ static tfl_attn_tensor tens(const unsigned char *s, int p, int sb, int sh, int s
 
 /* The forward part both directions share; 0 if the launch is not a plain
  * (no dropout / window / varlen) SDPA. */
-static int decode_common(const tfl_kcall *call, const unsigned char *s, int bf16,
-                         tfl_attention_op *a)
+/* at::PhiloxCudaState @P_PHILOX: seed_ @0, offset_ @8 (values, or when
+ * captured_ @24 is set pointers to them, offset_ then plus
+ * offset_intragraph_ @16) -> the op's dropout key.  0 if unreadable. */
+static int philox(const unsigned char *s, tfl_attention_op *a)
+{
+    const unsigned char *ph = s + P_PHILOX;
+    if (ph[24] > 1)
+        return 0;
+    if (!ph[24]) {
+        a->dropout_seed = (uint64_t)ri64(ph, 0);
+        a->dropout_offset = (uint64_t)ri64(ph, 8);
+        return 1;
+    }
+    const void *sp = rptr(ph, 0), *op = rptr(ph, 8);
+    if (!tfl_mem_check_range(sp, 8, NULL) || !tfl_mem_check_range(op, 8, NULL))
+        return 0;
+    uint64_t seed, off;
+    memcpy(&seed, sp, 8);
+    memcpy(&off, op, 8);
+    a->dropout_seed = seed;
+    a->dropout_offset = off + (uint64_t)ri64(ph, 16);
+    return 1;
+}
+
+/* The backward's key: rng_state @P_RNG_STATE holds the (seed, offset) the
+ * forward used (its philox args are left empty).  0 if unreadable. */
+static int rng_state(const unsigned char *s, tfl_attention_op *a)
+{
+    const uint64_t *rs = rptr(s, P_RNG_STATE);
+    if (!rs || !tfl_mem_check_range(rs, 16, NULL))
+        return 0;
+    memcpy(&a->dropout_seed, rs, 8);
+    memcpy(&a->dropout_offset, rs + 1, 8);
+    return 1;
+}
+
+static int decode_common(const tfl_kcall *call, const unsigned char *s, int bf16, int dropout,
+                         int backward, tfl_attention_op *a)
 {
     memset(a, 0, sizeof *a);
     a->dtype = bf16 ? TFL_DT_BF16 : TFL_DT_F16;
@@ -161,8 +212,14 @@ static int decode_common(const tfl_kcall *call, const unsigned char *s, int bf16
         if (s[o])
             return 0;
     if (rptr(s, P_OACCUM) || rptr(s, P_P) || rptr(s, P_ALIBI) || ri32(s, P_SKNEW) != 0 ||
-        rf32(s, P_KEEP) != 1.0f || ri32(s, P_SPLITS) > 1)
+        ri32(s, P_SPLITS) > 1)
         return 0;
+    const float keep = rf32(s, P_KEEP);
+    if (!(keep > 0.0f && keep <= 1.0f) || (keep < 1.0f) != (dropout != 0))
+        return 0;
+    if (keep < 1.0f && !(backward ? rng_state(s, a) : philox(s, a)))
+        return 0;
+    a->dropout_p = keep < 1.0f ? 1.0f - keep : 0.0f;
     int64_t b = ri32(s, P_B), h = ri32(s, P_H), hk = ri32(s, P_HK);
     int64_t sq = ri32(s, P_SQ), sk = ri32(s, P_SK), d = ri32(s, P_D);
     if (b <= 0 || h <= 0 || hk <= 0 || h % hk || sq <= 0 || sk <= 0 || d <= 0)
@@ -203,9 +260,24 @@ tfl_status tfl_attn_flash_run(const tfl_kcall *call, void *cookie, char *err, si
     const unsigned char *s = call->args[0];
     if (kind == FL_BWD_DOT || kind == FL_BWD_CONVERT)
         return TFL_OK;      /* scratch of the main kernel's (header comment) */
+    const int dropout = ((uintptr_t)cookie & FL_DROPOUT) != 0;
     tfl_attention_op a;
-    if (!decode_common(call, s, bf16, &a))
+    if (!decode_common(call, s, bf16, dropout, kind == FL_BWD_MAIN, &a))
         return TFL_ERR_UNSUPPORTED;
+    if (kind == FL_FWD && dropout && rptr(s, P_RNG_STATE)) {
+        /* the kernel leaves its (seed, offset) in rng_state for the backward */
+        uint64_t *rs = rptr(s, P_RNG_STATE);
+        if (!tfl_mem_check_range(rs, 16, NULL)) {
+            snprintf(err, errlen, "flash attention: rng_state %p is not device memory", (void *)rs);
+            return TFL_ERR_DEVICE;
+        }
+        tfl_status st = tfl_attn_route(call, &a, err, errlen);
+        if (st == TFL_OK) {
+            rs[0] = a.dropout_seed;
+            rs[1] = a.dropout_offset;
+        }
+        return st;
+    }
     if (kind == FL_BWD_MAIN) {
         /* grouped-query: PyTorch passes dK/dV with one head per query
          * head (it sums the groups afterwards), which is TFL_OP_ATTENTION's

@@ -409,6 +409,49 @@ def test_sdpa(cuda, dtype, causal, shape):
         assert (a.double() - w).abs().max().item() <= 2 * EPS[dtype] * scale
 
 
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("dtype", LOWP, ids=IDS)
+def test_sdpa_dropout(cuda, dtype, causal):
+    """Flash attention with dropout_p: the mask is torchfl's own (PyTorch's
+    GPU bit pattern is not observable), so check the semantics.  With V
+    the identity (head dim = key count) the output row is P * Z / (1 - p),
+    which exposes the mask Z; then out and all gradients must equal a
+    float64 evaluation with that Z (the backward used the same mask), the
+    kept fraction must be about 1 - p, and the same seed gives the same
+    result, another seed another mask."""
+    p, b, h, n = 0.3, 2, 2, 32
+    q, k = (make((b, h, n, n), dtype, s) for s in (40, 41))
+    v = torch.eye(n).expand(b, h, n, n).to(dtype).contiguous()
+    g = make((b, h, n, n), dtype, 42)
+
+    def run(seed):
+        torch.manual_seed(seed)
+        ins = [t.to(cuda).requires_grad_() for t in (q, k, v)]
+        out = F.scaled_dot_product_attention(*ins, dropout_p=p, is_causal=causal)
+        out.backward(g.to(cuda))
+        return [out.detach().cpu()] + [t.grad.cpu() for t in ins]
+
+    got = run(7)
+    assert all(torch.equal(a, c) for a, c in zip(got, run(7)))
+    other = run(8)[0]
+    z = (got[0] != 0).double()
+    assert not torch.equal(z, (other != 0).double())
+    visible = torch.ones(n, n).tril() if causal else torch.ones(n, n)
+    frac = (z.sum() / (visible.sum() * b * h)).item()
+    assert abs(frac - (1 - p)) < 0.05, frac
+    ref_in = [t.double().requires_grad_() for t in (q, k, v)]
+    s_ = ref_in[0] @ ref_in[1].transpose(-1, -2) / math.sqrt(n)
+    if causal:
+        s_ = s_.masked_fill(visible == 0, -math.inf)
+    ref = (torch.softmax(s_, -1) * z / (1 - p)) @ ref_in[2]
+    ref.backward(g.double())
+    want = [ref.detach()] + [t.grad for t in ref_in]
+    for a, w in zip(got, want):
+        assert a.dtype == dtype
+        scale = max(1.0, w.abs().max().item())
+        assert (a.double() - w).abs().max().item() <= 2 * EPS[dtype] * scale
+
+
 # ---------------------------------------------------------------- index
 
 INDEX = {
