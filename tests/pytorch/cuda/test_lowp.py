@@ -505,6 +505,9 @@ OPTS = {
     "adam_foreach": lambda ps: torch.optim.Adam(ps, lr=1e-2, foreach=True),
     "adam_fused": lambda ps: torch.optim.Adam(ps, lr=1e-2, fused=True),
     "sgd_foreach": lambda ps: torch.optim.SGD(ps, lr=1e-2, momentum=0.9, foreach=True),
+    "sgd_fused": lambda ps: torch.optim.SGD(ps, lr=1e-2, momentum=0.9, fused=True),
+    "adamw_fused_amsgrad": lambda ps: torch.optim.AdamW(ps, lr=1e-2, amsgrad=True, fused=True),
+    "adam_foreach_amsgrad": lambda ps: torch.optim.Adam(ps, lr=1e-2, amsgrad=True, foreach=True),
 }
 
 
@@ -519,7 +522,12 @@ def test_optimizer(cuda, dtype, opt):
     res = []
     for dev in ("cpu", cuda):
         ps = [nn.Parameter(t.to(dev)) for t in _params(dtype)]
-        o = OPTS[opt](ps)
+        # PyTorch 2.11's cpu fused SGD gives wrong half momentum buffers for
+        # some of these parameters (seen: an entry of -402 after two steps,
+        # where its foreach and single-tensor SGD agree with cuda); its
+        # foreach SGD is the same math and serves as the reference
+        ref_opt = "sgd_foreach" if dev == "cpu" and opt == "sgd_fused" else opt
+        o = OPTS[ref_opt](ps)
         for step in range(3):
             for j, p in enumerate(ps):
                 p.grad = make(p.shape, dtype, 60 + 10 * step + j).to(dev)
