@@ -22,10 +22,10 @@ static int host_probe(char *why, size_t why_len)
 
 static tfl_status host_init(const tfl_host_api *host)
 {
-    /* host.blas_threads: OpenBLAS's thread count (0 or unset = CPUs) */
+    /* host.blas_threads: OpenBLAS's own thread count; 0 or unset = one,
+     * with GEMMs split over the host pool (gemm_par.c) */
     const char *v = host && host->config ? host->config("host.blas_threads") : NULL;
-    if (v)
-        host_blas_set_threads(atoi(v));
+    host_blas_set_threads(v ? atoi(v) : 0);
     return TFL_OK;
 }
 
@@ -117,6 +117,8 @@ static int host_op_supported(const tfl_op *op)
         return host_attention_supported(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas_supported(&op->u.blas);
+    case TFL_OP_SCAN:
+        return host_scan_supported(&op->u.scan);
     default:
         return 0;
     }
@@ -150,6 +152,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_attention(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas(&op->u.blas);
+    case TFL_OP_SCAN:
+        return host_scan(&op->u.scan);
     default:
         return TFL_ERR_UNSUPPORTED;
     }
