@@ -506,6 +506,77 @@ static void *dev_alloc(size_t n)
     return p;
 }
 
+static const char *NAME_FLASH_BWD =
+    "_ZN13pytorch_flash44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI23Flash_bwd_kernel_traitsILi128E"
+    "Li64ELi128ELi8ELi2ELi4ELi2ELb0ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi128E"
+    "Li8ES3_EELb0ELb0ELb0ELb0ELb0ELb1ELb0EEEvNS_16Flash_bwd_paramsE";
+static const char *NAME_FLASH_BWD_DROPOUT =
+    "_ZN13pytorch_flash44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI23Flash_bwd_kernel_traitsILi128E"
+    "Li64ELi128ELi8ELi2ELi4ELi2ELb0ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi128E"
+    "Li8ES3_EELb1ELb0ELb0ELb0ELb0ELb1ELb0EEEvNS_16Flash_bwd_paramsE";
+static const char *NAME_FLASH_DOT =
+    "_ZN13pytorch_flash25flash_bwd_dot_do_o_kernelILb0E23Flash_bwd_kernel_traitsILi128ELi64ELi128E"
+    "Li8ELi2ELi4ELi2ELb0ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi128ELi8ES3_"
+    "EEEEvNS_16Flash_bwd_paramsE";
+
+/* A flash forward launch (Flash_fwd_params, 472 bytes, as PyTorch fills it
+ * for (b, h, s, d) = (1, 2, 16, 32) fp16 without a mask): operands outside
+ * device memory are refused with TFL_ERR_DEVICE, a varlen / dropout /
+ * window launch as unsupported.  (cookie: the flash forward's, or the
+ * dot_do_o kernel's, which touches nothing.) */
+static void test_flash_refused(void *ck)
+{
+    static unsigned char prm[648];
+    float stack[64];
+    memset(prm, 0, sizeof prm);
+    void *bogus = stack;
+    int64_t sb = 1024, sm = 64, sh = 32;
+    int32_t i32;
+    float f32;
+    for (int k = 0; k < 3; k++) {
+        memcpy(prm + 8 * k, &bogus, 8);
+        memcpy(prm + 24 + 8 * k, &sb, 8);
+        memcpy(prm + 48 + 8 * k, &sm, 8);
+        memcpy(prm + 72 + 8 * k, &sh, 8);
+    }
+    i32 = 2; memcpy(prm + 96, &i32, 4); memcpy(prm + 100, &i32, 4);
+    i32 = 1; memcpy(prm + 104, &i32, 4);
+    memcpy(prm + 112, &bogus, 8); memcpy(prm + 160, &bogus, 8);
+    memcpy(prm + 128, &sb, 8); memcpy(prm + 136, &sm, 8); memcpy(prm + 144, &sh, 8);
+    i32 = 1; memcpy(prm + 176, &i32, 4);
+    i32 = 16; memcpy(prm + 180, &i32, 4); memcpy(prm + 184, &i32, 4);
+    i32 = 32; memcpy(prm + 192, &i32, 4);
+    f32 = 0.17677669f; memcpy(prm + 216, &f32, 4);
+    f32 = 1.0f; memcpy(prm + 372, &f32, 4);
+    i32 = -1; memcpy(prm + 388, &i32, 4); memcpy(prm + 392, &i32, 4);
+    i32 = 1; memcpy(prm + 444, &i32, 4);
+    void *args[1] = { prm };
+    tfl_kcall call;
+    memset(&call, 0, sizeof call);
+    call.name = "flash";
+    call.args = args;
+    call.grid[0] = 1; call.grid[1] = 1; call.grid[2] = 2;
+    call.block[0] = 128; call.block[1] = 1; call.block[2] = 1;
+    char err[256] = "";
+    const tfl_kfamily *f = &tfl_kfamily_attention;
+    int aux = strcmp(f->op_name(ck), "flash_forward") != 0;
+    tfl_status want = aux ? TFL_OK : TFL_ERR_DEVICE;
+    CHECK(f->run(&call, ck, err, sizeof err) == want, "flash: stack operands (%s)", err);
+    if (aux)
+        return;
+    prm[441] = 1;                                  /* causal needs window_right 0 */
+    CHECK(f->run(&call, ck, err, sizeof err) == TFL_ERR_UNSUPPORTED, "flash: bad causal window");
+    prm[441] = 0;
+    f32 = 0.9f; memcpy(prm + 372, &f32, 4);       /* dropout, but the kernel has none */
+    CHECK(f->run(&call, ck, err, sizeof err) == TFL_ERR_UNSUPPORTED, "flash: dropout decoded");
+    f32 = 1.0f; memcpy(prm + 372, &f32, 4);
+    memcpy(prm + 224, &bogus, 8);                  /* cu_seqlens_q: varlen */
+    CHECK(f->run(&call, ck, err, sizeof err) == TFL_ERR_UNSUPPORTED, "flash: varlen decoded");
+    memset(prm + 224, 0, 8);
+    call.grid[2] = 3;                              /* grid.z != heads */
+    CHECK(f->run(&call, ck, err, sizeof err) == TFL_ERR_UNSUPPORTED, "flash: grid mismatch");
+}
+
 static void test_match(void)
 {
     const tfl_kfamily *f = &tfl_kfamily_attention;
@@ -515,7 +586,27 @@ static void test_match(void)
     CHECK(f->match(NAME_B, &ck) && strcmp(f->op_name(ck), "sdpa_backward") == 0,
           "backward kernel not matched");
     CHECK(f->match(NAME_F16, &ck), "f16 forward kernel not matched");
-    CHECK(!f->match(NAME_FLASH, &ck), "flash kernel claimed");
+    CHECK(f->match(NAME_FLASH, &ck) && strcmp(f->op_name(ck), "flash_forward") == 0,
+          "flash forward not matched");
+    /* the same kernel with Is_dropout set: claimed (dropout from its params) */
+    char drop[512];
+    snprintf(drop, sizeof drop, "%s", NAME_FLASH);
+    char *lb = strstr(drop, "EELb0ELb1E");
+    CHECK(lb != NULL, "flash name layout");
+    if (lb) {
+        lb[4] = '1';
+        CHECK(f->match(drop, &ck), "flash dropout forward not claimed");
+        /* ... but a local-window one (Is_local) is refused */
+        lb[12] = '1';                             /* Is_local */
+        CHECK(!f->match(drop, &ck), "flash local forward claimed");
+    }
+    CHECK(f->match(NAME_FLASH_BWD, &ck) && strcmp(f->op_name(ck), "flash_backward") == 0,
+          "flash backward not matched");
+    CHECK(f->match(NAME_FLASH_BWD_DROPOUT, &ck), "flash dropout backward not claimed");
+    CHECK(f->match(NAME_FLASH_DOT, &ck), "flash dot_do_o not matched");
+    test_flash_refused(ck);
+    CHECK(f->match(NAME_FLASH, &ck), "flash forward");
+    test_flash_refused(ck);
     CHECK(!f->match("_Z39fmha_cutlassF_f64_aligned_64x64_rf_sm80N22PyTorchMemEffAttention15"
                     "AttentionKernelIfE6ParamsE", &ck), "f64 name claimed");
     char cut[400];

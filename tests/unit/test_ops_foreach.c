@@ -220,7 +220,10 @@ static void test_decoder(void)
     CHECK(tfl_kfamily_foreach.match(add_list, &cookie) == 1, "add list");
     CHECK(tfl_kfamily_foreach.match(fused_adam, &cookie) == 1, "fused adam");
     CHECK(tfl_kfamily_foreach.match(cleanup, &cookie) == 1, "lpnorm_cleanup");
-    CHECK(tfl_kfamily_foreach.match(half_add_list, &cookie) == 0, "half claimed");
+    CHECK(tfl_kfamily_foreach.match(half_add_list, &cookie) == 1, "half maximum list");
+    static const char double_add_list[] =
+        "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIdLi2ELi2ELi0EEEJSt4plusIdEdEEEvT_T0_DpT1_";
+    CHECK(tfl_kfamily_foreach.match(double_add_list, &cookie) == 0, "double claimed");
 
     /* TensorListMetadata<2>: addresses[2][64], numel[64], b2t[320], b2c[320] */
     static unsigned char meta[3144];

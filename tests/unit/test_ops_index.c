@@ -80,7 +80,9 @@ static void test_index_add(void)
     for (int i = 0; i < 15; i++)
         CHECK(dst[i] == ref[i], "index_add[%d] %g vs %g", i, dst[i], ref[i]);
     op.dtype = TFL_DT_BF16;
-    CHECK(!host_index_supported(&op), "bf16 add not claimed");
+    CHECK(host_index_supported(&op), "bf16 add claimed");
+    op.dtype = TFL_DT_C64;
+    CHECK(!host_index_supported(&op), "complex add not claimed");
 }
 
 static void test_gather_rows(void)
@@ -217,7 +219,9 @@ static void test_scatter_gather(void)
     CHECK(host_index(&v) == TFL_ERR_DEVICE, "-7 out of range");
     op.dtype = TFL_DT_F16;
     op.u.scatter_gather.reduce = TFL_INDEX_ADD;
-    CHECK(!host_index_supported(&op), "fp16 add not claimed");
+    CHECK(host_index_supported(&op), "fp16 add claimed");
+    op.dtype = TFL_DT_C64;
+    CHECK(!host_index_supported(&op), "complex add not claimed");
 }
 
 static void test_advanced(void)

@@ -164,7 +164,9 @@ static void test_partials(void)
     CHECK(host_norm(&op) == TFL_ERR_INVALID, "bad partial layout refused");
     op.tile_parts = P;
     op.dtype = TFL_DT_F16;
-    CHECK(!host_norm_supported(&op), "fp16 not claimed");
+    CHECK(host_norm_supported(&op), "fp16 claimed");
+    op.dtype = TFL_DT_F64;
+    CHECK(!host_norm_supported(&op), "fp64 not claimed");
 }
 
 int main(void)

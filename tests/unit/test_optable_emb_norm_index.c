@@ -32,10 +32,12 @@ static void test_names(void)
         { &tfl_kfamily_norm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a24RowwiseMomentsCUDAKernelIffLb1EEEvlT0_PKT_PS3_S7_", "rms_norm_stats" },
         { &tfl_kfamily_norm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a35GammaBetaBackwardCUDAKernelTemplateIffLj32ELj1ELj32ELb1ELb0ELb0EEEvllPKT_S5_PKT0_S8_PS3_S9_", "layer_norm_backward_params" },
         { &tfl_kfamily_norm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a39layer_norm_grad_input_kernel_vectorizedIffLb0EEEvPKT_S5_PKT0_S8_S5_PS3_i", "layer_norm_backward" },
-        /* half inputs are not claimed */
-        { &tfl_kfamily_norm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIN3c104HalfEfLb0EEEviT0_PKT_S8_S8_PS5_S9_PS6_", NULL },
+        /* half inputs (T = c10::Half, T_ACC = float) */
+        { &tfl_kfamily_norm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIN3c104HalfEfLb0EEEviT0_PKT_S8_S8_PS5_S9_PS6_", "layer_norm" },
+        /* double is not claimed */
+        { &tfl_kfamily_norm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIddLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_", NULL },
         { &tfl_kfamily_embedding, "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a33embedding_backward_feature_kernelIfflEEvPKT1_PKT_PS6_ili", "embedding_backward" },
-        { &tfl_kfamily_embedding, "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a33embedding_backward_feature_kernelIN3c104HalfEflEEvPKT1_PKT_PS8_ili", NULL },
+        { &tfl_kfamily_embedding, "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a33embedding_backward_feature_kernelIN3c104HalfEflEEvPKT1_PKT_PS8_ili", "embedding_backward" },
         { &tfl_kfamily_index, "_ZN2at6native24vectorized_gather_kernelILi16ElEEvPcS2_PT0_illllb", "index_select_rows" },
         { &tfl_kfamily_index, "_ZN2at6native44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb21indexSelectSmallIndexIfljLi2ELi2ELin2EEEvNS_4cuda6detail10TensorInfoIT_T1_EENS5_IKS6_S7_EENS5_IKT0_S7_EEiiS7_l", "index_select" },
         { &tfl_kfamily_index, "_ZN2at6native19indexFuncLargeIndexIfljLi1ELi1ELin2ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_", "index_add" },

@@ -15,10 +15,18 @@
  *
  * A row whose keys are all hidden has lse = -inf and O = 0.
  *
+ * Dropout (dropout_p > 0): O[i] = sum_j P[i][j] Z[i][j] V[j] / (1 - dropout_p)
+ * with Z a 0/1 mask, 0 with probability dropout_p, drawn by the backend as
+ * a function of (dropout_seed, dropout_offset, b, h, i, j) only - so a
+ * backward given the same key uses the same mask (lse stays the undropped
+ * softmax's).  The pattern is the backend's own, not a GPU kernel's.
+ *
  * Backward (given dO and the forward's O and lse):
  *   D[i]  = dO[i] . O[i]
  *   dV[j] = sum_i P[i][j] dO[i]
- *   dS    = P * (dO V^T - D)          (elementwise, D broadcast over j)
+ *   dS    = P * (dO V^T - D)          (elementwise, D broadcast over j;
+ *                                       with dropout dO V^T is masked and
+ *                                       scaled as P was, dV uses P Z/(1-p))
  *   dQ[i] = scale * sum_j dS[i][j] K[j]
  *   dK[j] = scale * sum_i dS[i][j] Q[i]
  *   dbias = dS                         (when grad_bias.ptr is set)
@@ -75,6 +83,10 @@ typedef struct tfl_attention_op {
     tfl_attn_tensor grad_k;     /* [num_keys][head_dim], per query head    */
     tfl_attn_tensor grad_v;     /* [num_keys][head_dim_value], per q head  */
     tfl_attn_tensor grad_bias;  /* optional [num_queries][num_keys]        */
+
+    /* Dropout on P (see above); 0 = none. */
+    float dropout_p;
+    uint64_t dropout_seed, dropout_offset;
 } tfl_attention_op;
 
 #endif

@@ -23,7 +23,8 @@ typedef enum tfl_embedding_kind {
 
 typedef struct tfl_embedding_op {
     tfl_embedding_kind kind;
-    tfl_dtype dtype;          /* grad and grad_weight */
+    tfl_dtype dtype;          /* grad and grad_weight: F32, F16 or BF16 (sums
+                               * in float, rounded once per row added) */
     tfl_dtype index_dtype;    /* TFL_DT_I32 or TFL_DT_I64 */
     const void *indices;      /* n, contiguous */
     int64_t n;

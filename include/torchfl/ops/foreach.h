@@ -80,7 +80,9 @@ typedef struct tfl_foreach_block {
 typedef struct tfl_foreach_op {
     tfl_foreach_kind kind;
     tfl_foreach_fn fn;
-    tfl_dtype dtype;            /* element type of every list (F32)         */
+    tfl_dtype dtype;            /* element type of every list: F32, F16 or
+                                 * BF16 (math in float, results rounded to
+                                 * nearest even on store)                   */
     int depth;                  /* lists in use                             */
     int out_list;               /* the list written                         */
     int64_t chunk_size;
@@ -117,6 +119,12 @@ typedef struct tfl_foreach_op {
     int32_t *growth_tracker;
     double growth_factor, backoff_factor;
     int growth_interval;
+    /* NORM_FINISH: the type of each *finish_out (F32 = 0 by default, F16,
+     * BF16: the float norm rounded once) */
+    tfl_dtype out_dtype;
+    /* the type of *scalar_ptr (F32 = 0 by default; F16/BF16 for the
+     * low-precision lists' scalar tensors, widened to float) */
+    tfl_dtype scalar_ptr_dtype;
 } tfl_foreach_op;
 
 #endif

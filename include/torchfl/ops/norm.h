@@ -6,7 +6,9 @@
  * backend that implements TFL_OP_NORM reads this struct.
  *
  * Layout: `rows` rows of `cols` elements, row-major and contiguous (x, y,
- * dy, dx); gamma, beta, dgamma, dbeta have `cols` elements; mean and rstd
+ * dy, dx); gamma, beta, dgamma, dbeta have `cols` elements, all of `dtype`
+ * (F32, F16 or BF16: a backend computes in float and rounds results to
+ * nearest even); mean and rstd
  * have one float per row (the statistics are kept in float, as the
  * frameworks' accumulate type for float/half/bfloat16).
  */

@@ -52,6 +52,8 @@ int host_attention_supported(const tfl_attention_op *op)
         return 0;
     if (op->mask != TFL_ATTN_MASK_NONE && op->mask != TFL_ATTN_MASK_CAUSAL)
         return 0;
+    if (!(op->dropout_p >= 0.0f && op->dropout_p < 1.0f))
+        return 0;
     if (!tensor_ok(&op->q, 1) || !tensor_ok(&op->k, 1) || !tensor_ok(&op->v, 1) ||
         !tensor_ok(&op->bias, 0) || !tensor_ok(&op->lse, 0))
         return 0;
@@ -174,6 +176,34 @@ static void scores(const tfl_attention_op *op, const float *q, int64_t ldq,
     }
 }
 
+/* ------------------------------------------------------------ dropout */
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The dropout key of row i of head (b, h): mask bits of its keys follow
+ * from it (header: a function of seed, offset, b, h, i, j only). */
+static uint64_t drop_row_key(const tfl_attention_op *op, int64_t b, int64_t h, int64_t i)
+{
+    return mix64(op->dropout_seed ^ mix64(op->dropout_offset ^
+                 mix64((uint64_t)((b * op->heads + h) * op->num_queries + i))));
+}
+
+/* row[j] *= Z[j] / (1 - p) for keys [0, ne). */
+static void drop_row(const tfl_attention_op *op, uint64_t key, float *restrict row, int64_t ne)
+{
+    /* kept iff the top 32 hash bits < (1 - p) * 2^32 */
+    const uint64_t keep_below = (uint64_t)((1.0 - (double)op->dropout_p) * 4294967296.0);
+    const float scale = (float)(1.0 / (1.0 - (double)op->dropout_p));
+    for (int64_t j = 0; j < ne; j++)
+        row[j] = (mix64(key ^ (uint64_t)j) >> 32) < keep_below ? row[j] * scale : 0.0f;
+}
+
 /* ------------------------------------------------------------ forward */
 
 static tfl_status forward_head(const tfl_attention_op *op, int64_t b, int64_t h,
@@ -218,6 +248,8 @@ static tfl_status forward_head(const tfl_attention_op *op, int64_t b, int64_t h,
             }
             if (lse)
                 lse[i0 + r] = l;
+            if (op->dropout_p > 0.0f)
+                drop_row(op, drop_row_key(op, b, h, i0 + r), row, ne);
         }
         gemm(0, 0, mb, dv, ne, 1.0f, s, ne, v, ldv, 0.0f, o + i0 * ldo, ldo);
     }
@@ -282,16 +314,22 @@ static tfl_status backward_head(const tfl_attention_op *op, int64_t b, int64_t h
             }
             host_exp_shift_f32(ne, row, l);     /* exp(-inf) = 0 for hidden keys */
         }
-        /* dV += P^T dO */
-        gemm(1, 0, ne, dv, mb, 1.0f, s, ne, go + i0 * ldgo, ldgo, 1.0f, gv, ldgv);
-        /* dP = dO V^T, then dS = P (dP - D) */
+        /* dP = dO V^T (masked and scaled as P was, under dropout), then
+         * dS = P (dP - D); P itself becomes the dropped P for dV */
         gemm(0, 1, mb, ne, dv, 1.0f, go + i0 * ldgo, ldgo, v, ldv, 0.0f, dp, ne);
         for (int64_t r = 0; r < mb; r++) {
             float *restrict pr = s + r * ne, *restrict dr = dp + r * ne;
             float di = delta[i0 + r];
+            uint64_t key = op->dropout_p > 0.0f ? drop_row_key(op, b, h, i0 + r) : 0;
+            if (op->dropout_p > 0.0f)
+                drop_row(op, key, dr, ne);
             for (int64_t j = 0; j < ne; j++)
                 dr[j] = pr[j] * (dr[j] - di);
+            if (op->dropout_p > 0.0f)
+                drop_row(op, key, pr, ne);
         }
+        /* dV += P^T dO */
+        gemm(1, 0, ne, dv, mb, 1.0f, s, ne, go + i0 * ldgo, ldgo, 1.0f, gv, ldgv);
         if (gbias) {
             /* Whole rows: hidden keys get a zero gradient. */
             for (int64_t r = 0; r < mb; r++) {

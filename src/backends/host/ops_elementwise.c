@@ -10,7 +10,9 @@
  * an ulp of PyTorch's float opmath; Half/BFloat16 results go through float
  * as c10's conversions do); integer ops compute exactly in int64.  A copy
  * between equal types moves the bytes.  When every operand is float32 with unit stride the loop runs on
- * the tensors directly in float, the common case of an fp32 training step.
+ * the tensors directly in float, the common case of an fp32 training step;
+ * float16/bfloat16 operands of a float-opmath op are widened to float, the
+ * op runs in float (as PyTorch's kernels) and the result is rounded once.
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/host_par.h"
@@ -619,7 +621,53 @@ static int convert_row(int od, char *o, int64_t so, int id, const char *a, int64
     return 0;
 }
 
-/* One row of n elements starting at ptr[k], stepping st[k]. */
+/* n F32/F16/BF16 elements at p (byte stride st) <-> float. */
+static void load_f32(int dt, const char *p, int64_t st, int64_t n, float *o)
+{
+    switch (dt) {
+    case TFL_DT_F32: for (int64_t i = 0; i < n; i++) memcpy(&o[i], p + i * st, 4); break;
+    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, p + i * st, 2); o[i] = tfl_half_to_float(v); } break;
+    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, p + i * st, 2); o[i] = tfl_bf16_to_float(v); } break;
+    }
+}
+
+static void store_f32(int dt, char *p, int64_t st, int64_t n, const float *v)
+{
+    switch (dt) {
+    case TFL_DT_F32: for (int64_t i = 0; i < n; i++) memcpy(p + i * st, &v[i], 4); break;
+    case TFL_DT_F16: for (int64_t i = 0; i < n; i++) { uint16_t h = tfl_float_to_half(v[i]); memcpy(p + i * st, &h, 2); } break;
+    case TFL_DT_BF16: for (int64_t i = 0; i < n; i++) { uint16_t h = tfl_float_to_bf16(v[i]); memcpy(p + i * st, &h, 2); } break;
+    }
+}
+
+/* A chunk of a float-opmath op over F32/F16/BF16 operands (any strides)
+ * computed in float, as PyTorch's kernels do for Half/BFloat16: 0 if
+ * row_f32 has no float form of the op (the caller computes in double). */
+static int lowp_chunk(const tfl_elementwise_op *op, char *ptr[], const int64_t st[],
+                      int64_t s0, int64_t m)
+{
+    const float *in[3] = { NULL, NULL, NULL };
+    for (int k = 1; k <= op->ninputs; k++) {
+        const tfl_ew_operand *o = &op->operand[k];
+        if (o->is_scalar) {
+            float v = (float)o->value_f;
+            for (int64_t j = 0; j < m; j++) bufs.s[k][j] = v;
+        } else {
+            load_f32(o->dtype, ptr[k] + s0 * st[k], st[k], m, bufs.s[k]);
+        }
+        in[k - 1] = bufs.s[k];
+    }
+    const float pf[4] = { (float)op->param_f[0], (float)op->param_f[1],
+                          (float)op->param_f[2], (float)op->param_f[3] };
+    if (!row_f32(op->code, m, bufs.s[0], in[0], in[1], in[2], pf))
+        return 0;
+    store_f32(op->operand[0].dtype, ptr[0] + s0 * st[0], st[0], m, bufs.s[0]);
+    return 1;
+}
+
+/* One row of n elements starting at ptr[k], stepping st[k].  fast_f32: 1
+ * float32 unit-stride operands used in place, 2 low-precision operands
+ * computed in float (lowp_chunk). */
 static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_f32,
                          char *ptr[], const int64_t st[], int64_t n)
 {
@@ -635,7 +683,9 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
     }
     for (int64_t s0 = 0; s0 < n; s0 += CHUNK) {
         int64_t m = n - s0 < CHUNK ? n - s0 : CHUNK;
-        if (fast_f32) {
+        if (fast_f32 == 2 && lowp_chunk(op, ptr, st, s0, m))
+            continue;
+        if (fast_f32 == 1) {
             const float *in[3] = { NULL, NULL, NULL };
             for (int k = 1; k <= nin; k++) {
                 const tfl_ew_operand *o = &op->operand[k];
@@ -785,6 +835,19 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
         const tfl_ew_operand *o = &op->operand[k];
         if (o->is_scalar ? k == 0 : (o->dtype != TFL_DT_F32 || it.st[k][0] != 4))
             fast = 0;
+    }
+    /* Half/bfloat16 with float opmath: compute in float (fast = 2). */
+    if (!fast && op->compute == TFL_DT_F32 && op->code != TFL_EW_COPY) {
+        int lowp = 0, ok = !op->operand[0].is_scalar;
+        for (int k = 0; k < it.nops && ok; k++) {
+            const tfl_ew_operand *o = &op->operand[k];
+            if (o->is_scalar)
+                continue;
+            ok = o->dtype == TFL_DT_F32 || o->dtype == TFL_DT_F16 || o->dtype == TFL_DT_BF16;
+            lowp |= o->dtype != TFL_DT_F32;
+        }
+        if (ok && lowp)
+            fast = 2;
     }
     /* Rows along dimension 0, the rest walked by a counter. */
     int64_t idx[TFL_EW_MAX_DIMS] = { 0 };

@@ -7,11 +7,17 @@
  * fp32: a + alpha*b and x + s*f(y, z) as one fused multiply-add (nvcc
  * contracts them; PyTorch's CPU kernels use fmadd for the alpha forms), lerp
  * with PyTorch's two-sided formula.  Pointers were validated by the decoder.
+ *
+ * float16 / bfloat16 lists: PyTorch's functors load each element into
+ * float (opmath), compute, and round once on store; here each chunk of
+ * every list is widened into float scratch, the float code runs on it,
+ * and the lists the kind writes are narrowed back (nearest even).
  */
 #include <math.h>
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "backends/host/ops_lowp.h"
 
 /* fmaf is what the GPU computes, but without the FMA instruction in the
  * baseline x86-64 target every fmaf is a libm call and no loop here
@@ -27,7 +33,9 @@ int host_foreach_supported(const tfl_foreach_op *op)
 {
     if (op && op->kind == TFL_FOREACH_UPDATE_SCALE)
         return op->scale && op->growth_tracker && op->found_inf;
-    if (!op || op->dtype != TFL_DT_F32 || op->chunk_size <= 0)
+    if (!op || !lowp_dtype_ok(op->dtype) || op->chunk_size <= 0)
+        return 0;
+    if (op->kind == TFL_FOREACH_NORM_FINISH && !lowp_dtype_ok(op->out_dtype))
         return 0;
     if (op->depth < 1 || op->depth > TFL_FOREACH_MAX_LISTS ||
         op->out_list < 0 || op->out_list >= op->depth)
@@ -100,17 +108,19 @@ static inline float scalar_of(const tfl_foreach_op *op, int t)
     if (op->per_tensor_scalar)
         return op->tensors[t].scalar;
     if (op->scalar_ptr)
-        return *op->scalar_ptr * op->alpha;
+        return (float)hg_load(op->scalar_ptr_dtype, op->scalar_ptr, 0) * op->alpha;
     return op->scalar;
 }
 
-TFL_FMA_CLONES static void run_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
+/* The kinds below take L[k]: list k's float elements of the chunk that
+ * starts at element `start` of tensor t. */
+TFL_FMA_CLONES static void run_chunk(const tfl_foreach_op *op, float *const *L, int t,
+                                     int64_t start, int64_t n)
 {
-    const tfl_foreach_tensor *T = &op->tensors[t];
-    float *restrict out = (float *)T->ptr[op->out_list] + start;
-    const float *x0 = (const float *)T->ptr[0] + start;
-    const float *x1 = op->depth > 1 ? (const float *)T->ptr[1] + start : NULL;
-    const float *x2 = op->depth > 2 ? (const float *)T->ptr[2] + start : NULL;
+    float *restrict out = L[op->out_list];
+    const float *x0 = L[0];
+    const float *x1 = op->depth > 1 ? L[1] : NULL;
+    const float *x2 = op->depth > 2 ? L[2] : NULL;
     const float s = scalar_of(op, t);
     int64_t i;
 
@@ -215,14 +225,11 @@ TFL_FMA_CLONES static void run_chunk(const tfl_foreach_op *op, int t, int64_t st
 /* One chunk of PyTorch's FusedAdamMathFunctor.  The 2.11 kernel (read from
  * its SASS) rounds the double hyper-parameters to float and computes in
  * float, powf for the bias corrections included. */
-TFL_FMA_CLONES static void adam_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
+TFL_FMA_CLONES static void adam_chunk(const tfl_foreach_op *op, float *const *L, int t, int64_t n)
 {
     const tfl_foreach_tensor *T = &op->tensors[t];
-    float *p = (float *)T->ptr[0] + start;
-    float *g = (float *)T->ptr[1] + start;
-    float *m = (float *)T->ptr[2] + start;
-    float *v = (float *)T->ptr[3] + start;
-    float *vmax = op->amsgrad ? (float *)T->ptr[4] + start : NULL;
+    float *p = L[0], *g = L[1], *m = L[2], *v = L[3];
+    float *vmax = op->amsgrad ? L[4] : NULL;
     const float lr = op->lr_ptr ? *op->lr_ptr : (float)op->lr;
     const float b1 = (float)op->beta1, b2 = (float)op->beta2;
     const float wd = (float)op->weight_decay, eps = (float)op->eps;
@@ -265,12 +272,10 @@ TFL_FMA_CLONES static void adam_chunk(const tfl_foreach_op *op, int t, int64_t s
  * its SASS) rounds the double hyper-parameters to float and works in
  * float with fused multiply-adds: g = g / scale; maximize: g = -g;
  * g = fma(p, wd, g); p = fma(g, -lr, p). */
-TFL_FMA_CLONES static void sgd_chunk(const tfl_foreach_op *op, int t, int64_t start, int64_t n)
+TFL_FMA_CLONES static void sgd_chunk(const tfl_foreach_op *op, float *const *L, int64_t n)
 {
-    const tfl_foreach_tensor *T = &op->tensors[t];
-    float *p = (float *)T->ptr[0] + start;
-    float *g = (float *)T->ptr[1] + start;
-    float *buf = op->depth > 2 ? (float *)T->ptr[2] + start : NULL;
+    float *p = L[0], *g = L[1];
+    float *buf = op->depth > 2 ? L[2] : NULL;
     const float lr = op->lr_ptr ? *op->lr_ptr : (float)op->lr;
     const float wd = (float)op->weight_decay, mom = (float)op->momentum;
     const float omd = (float)(1.0 - op->dampening);
@@ -308,7 +313,8 @@ static void norm_finish(const tfl_foreach_op *op)
         }
         if (op->norm == TFL_FOREACH_NORM_L2 && op->apply_root)
             acc = sqrt(acc);
-        *(float *)op->finish_out[t] = (float)acc;
+        /* the norm in float, rounded once to the output type */
+        hg_store(op->out_dtype, op->finish_out[t], 0, (float)acc);
     }
 }
 
@@ -331,6 +337,21 @@ static void update_scale(const tfl_foreach_op *op)
     }
 }
 
+/* Bit k set: list k is written by op's kind. */
+static unsigned written_lists(const tfl_foreach_op *op)
+{
+    switch (op->kind) {
+    case TFL_FOREACH_NORM_PARTIAL:
+        return 0;
+    case TFL_FOREACH_ADAM:      /* param, exp_avg, exp_avg_sq[, max], grad if unscaled */
+        return 1u | 4u | 8u | (op->amsgrad ? 16u : 0u) | (op->grad_scale ? 2u : 0u);
+    case TFL_FOREACH_SGD:       /* param[, momentum buffer], grad if unscaled */
+        return 1u | (op->depth > 2 ? 4u : 0u) | (op->grad_scale ? 2u : 0u);
+    default:
+        return 1u << op->out_list;
+    }
+}
+
 tfl_status host_foreach(const tfl_foreach_op *op)
 {
     if (!host_foreach_supported(op))
@@ -343,6 +364,10 @@ tfl_status host_foreach(const tfl_foreach_op *op)
         norm_finish(op);
         return TFL_OK;
     }
+    const size_t es = tfl_dtype_size(op->dtype);
+    const int wide = op->dtype != TFL_DT_F32;
+    const unsigned wmask = written_lists(op);
+    float *L[TFL_FOREACH_MAX_LISTS] = { NULL };
     for (int b = 0; b < op->nblocks; b++) {
         int t = op->blocks[b].tensor;
         if (t < 0 || t >= op->ntensors || op->blocks[b].chunk < 0)
@@ -353,19 +378,31 @@ tfl_status host_foreach(const tfl_foreach_op *op)
             continue;
         if (n > op->chunk_size)
             n = op->chunk_size;
-        if (op->kind == TFL_FOREACH_SGD) {
-            if (op->found_inf && *op->found_inf == 1.0f)
-                return TFL_OK;
-            sgd_chunk(op, t, start, n);
-        } else if (op->kind == TFL_FOREACH_ADAM) {
-            if (op->found_inf && *op->found_inf == 1.0f)
-                return TFL_OK;
-            if (!op->tensors[t].step)
-                return TFL_ERR_INVALID;
-            adam_chunk(op, t, start, n);
-        } else {
-            run_chunk(op, t, start, n);
+        if ((op->kind == TFL_FOREACH_SGD || op->kind == TFL_FOREACH_ADAM) &&
+            op->found_inf && *op->found_inf == 1.0f)
+            return TFL_OK;
+        if (op->kind == TFL_FOREACH_ADAM && !op->tensors[t].step)
+            return TFL_ERR_INVALID;
+        for (int k = 0; k < op->depth; k++) {
+            char *base = (char *)op->tensors[t].ptr[k] + (size_t)start * es;
+            if (!wide) {
+                L[k] = (float *)base;
+                continue;
+            }
+            if (!(L[k] = lowp_scratch(k, n)))
+                return TFL_ERR_NOMEM;
+            lowp_widen(op->dtype, base, L[k], n);
         }
+        if (op->kind == TFL_FOREACH_SGD)
+            sgd_chunk(op, L, n);
+        else if (op->kind == TFL_FOREACH_ADAM)
+            adam_chunk(op, L, t, n);
+        else
+            run_chunk(op, L, t, start, n);
+        if (wide)
+            for (int k = 0; k < op->depth; k++)
+                if (wmask & (1u << k))
+                    lowp_narrow(op->dtype, L[k], (char *)op->tensors[t].ptr[k] + (size_t)start * es, n);
     }
     return TFL_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "common/half.h"
 #include "common/log.h"
 
 int host_index_supported(const tfl_index_op *op)
@@ -16,7 +17,8 @@ int host_index_supported(const tfl_index_op *op)
     case TFL_INDEX_SELECT:
         if (op->u.select.reduce == TFL_INDEX_ADD &&
             op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F64 &&
-            op->dtype != TFL_DT_I32 && op->dtype != TFL_DT_I64)
+            op->dtype != TFL_DT_I32 && op->dtype != TFL_DT_I64 &&
+            op->dtype != TFL_DT_F16 && op->dtype != TFL_DT_BF16)
             return 0;
         if (op->u.select.reduce != TFL_INDEX_ASSIGN && op->u.select.reduce != TFL_INDEX_ADD)
             return 0;
@@ -32,7 +34,8 @@ int host_index_supported(const tfl_index_op *op)
             return 1;
         return op->u.scatter_gather.reduce == TFL_INDEX_ADD &&
                (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64 ||
-                op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64);
+                op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64 ||
+                op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16);
     case TFL_INDEX_ADVANCED:
     case TFL_INDEX_TRIANGLE:
         return 1;
@@ -98,10 +101,23 @@ static int64_t slice_count(const tfl_index_tensor *t, int skip)
     return n;
 }
 
-/* dst (+)= src * alpha for one element of dtype t (the ADD of index_add) */
+/* dst (+)= src * alpha for one element of dtype t (the ADD of index_add).
+ * Half/bfloat16: in float, rounded to nearest even per add - PyTorch adds
+ * each element with an atomic add in the type (gpuAtomicAdd). */
 static void add_scaled(char *d, const char *s, tfl_dtype t, double alpha)
 {
     switch (t) {
+    case TFL_DT_F16: case TFL_DT_BF16: {
+        uint16_t a, b;
+        memcpy(&a, d, 2);
+        memcpy(&b, s, 2);
+        float fa = t == TFL_DT_F16 ? tfl_f16_to_f32(a) : tfl_bf16_to_f32(a);
+        float fb = t == TFL_DT_F16 ? tfl_f16_to_f32(b) : tfl_bf16_to_f32(b);
+        fa += fb * (float)alpha;
+        a = t == TFL_DT_F16 ? tfl_f32_to_f16(fa) : tfl_f32_to_bf16(fa);
+        memcpy(d, &a, 2);
+        break;
+    }
     case TFL_DT_F32: { float a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);
                        a += b * (float)alpha; memcpy(d, &a, 4); break; }
     case TFL_DT_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
@@ -344,6 +360,7 @@ static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
         return 0;
     }
     switch (op->dtype) {
+    case TFL_DT_F16: case TFL_DT_BF16: add_scaled(d, s, op->dtype, 1.0); break;
     case TFL_DT_F32: { float a, b; memcpy(&a, d, 4); memcpy(&b, s, 4); a += b; memcpy(d, &a, 4); break; }
     case TFL_DT_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8); a += b; memcpy(d, &a, 8); break; }
     case TFL_DT_I32: { int32_t a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);

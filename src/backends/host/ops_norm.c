@@ -1,6 +1,9 @@
 /*
  * ops_norm.c - the host backend's native "norm" op: layer norm / RMS norm
- * over the last dimension, forward and backward, float32.
+ * over the last dimension, forward and backward; float32, float16 and
+ * bfloat16 storage (float math, as PyTorch's kernels with T_ACC = float:
+ * low-precision rows are widened to float, results rounded once to
+ * nearest even on store; mean/rstd stay float).
  *
  * Statistics and reductions are accumulated in double: cheaper than
  * matching any one GPU reduction order and closer to the exact result
@@ -17,10 +20,11 @@
 
 #include "backends/host/host_ops.h"
 #include "common/log.h"
+#include "backends/host/ops_lowp.h"
 
 int host_norm_supported(const tfl_norm_op *op)
 {
-    return op && op->dtype == TFL_DT_F32 && op->kind >= TFL_NORM_FWD &&
+    return op && lowp_dtype_ok(op->dtype) && op->kind >= TFL_NORM_FWD &&
            op->kind <= TFL_NORM_BWD_PARAMS;
 }
 
@@ -125,13 +129,58 @@ static void row_apply(const float *restrict x, int64_t n, float mean, float rstd
     }
 }
 
+/* Row i of a (rows x N) operand as float: the storage itself for float32,
+ * else widened into scratch slot `slot`. */
+static const float *row_in(const tfl_norm_op *op, const void *base, int64_t i, int slot)
+{
+    const int64_t N = op->cols;
+    if (op->dtype == TFL_DT_F32)
+        return (const float *)base + i * N;
+    float *s = lowp_scratch(slot, N);
+    if (s)
+        lowp_widen(op->dtype, (const char *)base + (size_t)(i * N) * 2, s, N);
+    return s;
+}
+
+/* A float row to write for row i: the storage for float32, else scratch
+ * that row_out_done narrows into place. */
+static float *row_out(const tfl_norm_op *op, void *base, int64_t i, int slot)
+{
+    if (op->dtype == TFL_DT_F32)
+        return (float *)base + i * op->cols;
+    return lowp_scratch(slot, op->cols);
+}
+
+static void row_out_done(const tfl_norm_op *op, void *base, int64_t i, const float *row)
+{
+    if (op->dtype != TFL_DT_F32)
+        lowp_narrow(op->dtype, row, (char *)base + (size_t)(i * op->cols) * 2, op->cols);
+}
+
+/* gamma/beta (cols elements, optional) as float. */
+static const float *vec_in(const tfl_norm_op *op, const void *v, int slot)
+{
+    if (!v || op->dtype == TFL_DT_F32)
+        return v;
+    float *s = lowp_scratch(slot, op->cols);
+    if (s)
+        lowp_widen(op->dtype, v, s, op->cols);
+    return s;
+}
+
+enum { S_X, S_DY, S_Y, S_G, S_B };
+
 static tfl_status fwd(const tfl_norm_op *op)
 {
     const int64_t M = op->rows, N = op->cols;
-    const float *x = op->x, *g = op->gamma, *b = op->rms ? NULL : op->beta;
-    float *y = op->y;
+    const float *g = vec_in(op, op->gamma, S_G);
+    const float *b = op->rms ? NULL : vec_in(op, op->beta, S_B);
+    if ((op->gamma && !g) || (!op->rms && op->beta && !b))
+        return TFL_ERR_NOMEM;
     for (int64_t i = 0; i < M; i++) {
-        const float *xr = x + i * N;
+        const float *xr = row_in(op, op->x, i, S_X);
+        if (!xr)
+            return TFL_ERR_NOMEM;
         float mean, rstd;
         if (op->kind == TFL_NORM_FWD_APPLY) {
             mean = op->rms ? 0.f : op->mean[i];
@@ -142,8 +191,13 @@ static tfl_status fwd(const tfl_norm_op *op)
                 op->mean[i] = mean;
             op->rstd[i] = rstd;
         }
-        if (op->kind != TFL_NORM_FWD_STATS)
-            row_apply(xr, N, mean, rstd, g, b, y + i * N);
+        if (op->kind != TFL_NORM_FWD_STATS) {
+            float *yr = row_out(op, op->y, i, S_Y);
+            if (!yr)
+                return TFL_ERR_NOMEM;
+            row_apply(xr, N, mean, rstd, g, b, yr);
+            row_out_done(op, op->y, i, yr);
+        }
     }
     return TFL_OK;
 }
@@ -153,11 +207,14 @@ static tfl_status fwd(const tfl_norm_op *op)
 static tfl_status bwd_input(const tfl_norm_op *op)
 {
     const int64_t M = op->rows, N = op->cols;
-    const float *dy = op->dy, *x = op->x, *g = op->gamma;
-    float *dx = op->dx;
+    const float *g = vec_in(op, op->gamma, S_G);
+    if (op->gamma && !g)
+        return TFL_ERR_NOMEM;
     for (int64_t i = 0; i < M; i++) {
-        const float *xr = x + i * N, *dyr = dy + i * N;
-        float *dxr = dx + i * N;
+        const float *xr = row_in(op, op->x, i, S_X), *dyr = row_in(op, op->dy, i, S_DY);
+        float *dxr = row_out(op, op->dx, i, S_Y);
+        if (!xr || !dyr || !dxr)
+            return TFL_ERR_NOMEM;
         const double mean = op->rms ? 0.0 : op->mean[i], rstd = op->rstd[i];
         double s1, s2;
         bwd_sums(dyr, xr, g, N, mean, rstd, &s1, &s2);
@@ -175,6 +232,7 @@ static tfl_status bwd_input(const tfl_norm_op *op)
                 dxr[j] = (float)(scale * (fn * dyr[j] - xh * s2 - s1));
             }
         }
+        row_out_done(op, op->dx, i, dxr);
     }
     return TFL_OK;
 }
@@ -186,15 +244,18 @@ static tfl_status bwd_params(const tfl_norm_op *op)
     if (tiles < 1 || parts < 1 || tr < parts || tr % parts)
         return TFL_ERR_INVALID;
     const int64_t nparts = tiles * parts, rows_per_part = tr / parts;
-    float *dg = op->dgamma, *db = op->rms ? NULL : op->dbeta;
+    void *dg = op->dgamma, *db = op->rms ? NULL : op->dbeta;
     double *acc = calloc((size_t)(2 * nparts * N) + 1, sizeof(double));
     if (!acc)
         return TFL_ERR_NOMEM;
     double *ag = acc, *ab = acc + nparts * N;
-    const float *dy = op->dy, *x = op->x;
     for (int64_t m = 0; m < M; m++) {
         int64_t p = ((m / tr) % tiles) * parts + (m % tr) / rows_per_part;
-        const float *dyr = dy + m * N, *xr = x + m * N;
+        const float *xr = row_in(op, op->x, m, S_X), *dyr = row_in(op, op->dy, m, S_DY);
+        if (!xr || !dyr) {
+            free(acc);
+            return TFL_ERR_NOMEM;
+        }
         const double mean = op->rms ? 0.0 : op->mean[m], rstd = op->rstd[m];
         double *agp = ag + p * N, *abp = ab + p * N;
         if (dg) {
@@ -206,11 +267,12 @@ static tfl_status bwd_params(const tfl_norm_op *op)
                 abp[j] += dyr[j];
         }
     }
+    /* partial rows in the op's dtype (PyTorch's dgamma_blocks are T) */
     for (int64_t k = 0; k < nparts * N; k++) {
         if (dg)
-            dg[k] = (float)ag[k];
+            hg_store(op->dtype, dg, k, (float)ag[k]);
         if (db)
-            db[k] = (float)ab[k];
+            hg_store(op->dtype, db, k, (float)ab[k]);
     }
     free(acc);
     return TFL_OK;

@@ -72,6 +72,8 @@ int host_random_supported(const tfl_random_op *op)
     case TFL_RANDOM_UNIFORM:
     case TFL_RANDOM_NORMAL:
     case TFL_RANDOM_BERNOULLI:
+        if (op->acc == TFL_DT_F32 && (op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16))
+            return 1;
         return (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) &&
                op->dtype == op->acc;
     case TFL_RANDOM_INT_FROM_TO:
@@ -121,6 +123,19 @@ static inline void store_int(const rng_ctx *c, int64_t li, int64_t v)
     }
 }
 
+/* A float result x into a half/bfloat16 output element li, rounded to
+ * nearest even; a result that rounds to `bound` is stored as `instead`. */
+static inline void store_lowp(const tfl_random_op *op, int64_t li, float x, float bound,
+                              float instead)
+{
+    const int half = op->dtype == TFL_DT_F16;
+    uint16_t h = half ? tfl_float_to_half(x) : tfl_float_to_bf16(x);
+    float r = half ? tfl_half_to_float(h) : tfl_bf16_to_float(h);
+    if (r == bound)
+        h = half ? tfl_float_to_half(instead) : tfl_float_to_bf16(instead);
+    memcpy(view_at(&op->out, li, 2), &h, 2);
+}
+
 /* Element li receives value v of a draw. */
 static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
 {
@@ -132,22 +147,31 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
             double x = fma(v->d, op->a, op->b);
             /* PyTorch maps the (0, 1] bound onto [from, to) */
             *(double *)view_at(&op->out, li, 8) = x == op->c ? op->b : x;
-        } else {
+        } else if (op->dtype == TFL_DT_F32) {
             float x = fmaf(v->f, c->fa, c->fb);
             *(float *)view_at(&op->out, li, 4) = x == c->fc ? c->fb : x;
+        } else {
+            /* half/bfloat16: rand * range + from in float, rounded to the
+             * type, then the (0, 1] bound mapped as above (in the type) */
+            float x = fmaf(v->f, c->fa, c->fb);
+            store_lowp(op, li, x, c->fc, c->fb);
         }
         break;
     case TFL_RANDOM_NORMAL:
         if (dbl)
             *(double *)view_at(&op->out, li, 8) = fma(v->d, op->a, op->b);
-        else
+        else if (op->dtype == TFL_DT_F32)
             *(float *)view_at(&op->out, li, 4) = fmaf(v->f, c->fa, c->fb);
+        else
+            store_lowp(op, li, fmaf(v->f, c->fa, c->fb), NAN, 0.0f);
         break;
     case TFL_RANDOM_BERNOULLI:
         if (dbl)
             *(double *)view_at(&op->out, li, 8) = v->d < op->a ? 1.0 : 0.0;
-        else
+        else if (op->dtype == TFL_DT_F32)
             *(float *)view_at(&op->out, li, 4) = v->f < c->fa ? 1.0f : 0.0f;
+        else
+            store_lowp(op, li, v->f < c->fa ? 1.0f : 0.0f, NAN, 0.0f);
         break;
     case TFL_RANDOM_INT_FROM_TO: {
         uint64_t r = op->range ? v->r % op->range : v->r;

@@ -17,6 +17,9 @@
  * grid must also agree with the struct (grid.y = heads, grid.z = batches),
  * else the launch is refused.
  *
+ * PyTorch's flash-attention kernels (fp16/bf16 SDPA without a mask) are
+ * decoded in attention_flash.c.
+ *
  * Not decoded (the launch is refused as unsupported, never guessed):
  * dropout (use_dropout / the *_dropout_* backward kernels), variable
  * sequence lengths (seqstart / cu_seqlens / seqlen_k), sliding windows.
@@ -24,6 +27,7 @@
 #include "route/optable.h"
 #include "route/dispatch.h"
 #include "mem/mem.h"
+#include "route/optable/attention_flash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -79,6 +83,8 @@ static tfl_dtype ck_dtype(void *c) { return (tfl_dtype)(((uintptr_t)c - 1) & 0xf
 /* _Z<len>fmha_cutlass{F,B}_{f32,f16,bf16}_...N22PyTorchMemEffAttention...6ParamsE */
 static int match(const char *mangled, void **cookie)
 {
+    if (strstr(mangled, "13pytorch_flash"))
+        return tfl_attn_flash_match(mangled, cookie);
     const char *p = mangled;
     if (strncmp(p, "_Z", 2) != 0)
         return 0;
@@ -113,6 +119,8 @@ static int match(const char *mangled, void **cookie)
 
 static const char *op_name(void *cookie)
 {
+    if (tfl_attn_flash_cookie(cookie))
+        return tfl_attn_flash_op_name(cookie);
     return ck_backward(cookie) ? "sdpa_backward" : "sdpa_forward";
 }
 
@@ -334,10 +342,20 @@ static tfl_status run_backward(const tfl_kcall *call, tfl_dtype dt, int dropout_
     return run_op(call, &a, err, errlen);
 }
 
+/* For attention_flash.c: validate and route a decoded op. */
+tfl_status tfl_attn_route(const tfl_kcall *call, tfl_attention_op *a, char *err, size_t errlen)
+{
+    if (!shape_ok(a))
+        return TFL_ERR_UNSUPPORTED;
+    return run_op(call, a, err, errlen);
+}
+
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     if (!call->args || !call->args[0])
         return TFL_ERR_UNSUPPORTED;
+    if (tfl_attn_flash_cookie(cookie))
+        return tfl_attn_flash_run(call, cookie, err, errlen);
     if (ck_backward(cookie))
         return run_backward(call, ck_dtype(cookie), strstr(call->name, "_dropout_") != NULL,
                             err, errlen);

@@ -21,7 +21,13 @@
  *     T = 36, 30, S = 36, 30 (3336, 3288 bytes);
  *   fused SGD (FusedSgdMathFunctor<float, 2|3>) uses TensorListMetadata.
  * Functor<T, depth, r_args_depth, res_arg_index>: lists 0..r-1 are read,
- * list res_arg_index is written.  Only float (fp32) instances are claimed.
+ * list res_arg_index is written.  T (the list element type) may be float,
+ * c10::Half or c10::BFloat16; the functor's op is always on float (opmath),
+ * the partials of LpNormFunctor are float, lpnorm_cleanup<T, norm, out_t,
+ * root, float> writes out_t (float, Half or BFloat16).  Instances with T
+ * Half/BFloat16 name the same things with the type's nested name in
+ * place of "f" ("N3c104HalfE"), which shifts the later substitution
+ * numbers (S9_ -> SB_ in the fused optimizers' argument packs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +51,8 @@ typedef enum fkind_extra {
 
 typedef struct fcookie {
     int cleanup;                 /* lpnorm_cleanup kernel                    */
+    tfl_dtype dtype;             /* T                                        */
+    tfl_dtype out_dtype;         /* lpnorm_cleanup's out_t                   */
     tfl_foreach_kind kind;
     tfl_foreach_fn fn;
     tfl_foreach_norm norm;
@@ -64,17 +72,17 @@ static const struct {
     int scalar_list;
     fkind_extra extra;
 } functors[] = {
-    { "11ZeroFunctorIf", TFL_FOREACH_ZERO, 0, FX_NONE },
-    { "14UnaryOpFunctorIf", TFL_FOREACH_UNARY, 0, FX_NONE },
-    { "21BinaryOpScalarFunctorIf", TFL_FOREACH_BINARY_SCALAR, 0, FX_SCALAR },
-    { "25BinaryOpScalarListFunctorIf", TFL_FOREACH_BINARY_SCALAR, 1, FX_NONE },
-    { "27BinaryOpScalarTensorFunctorIf", TFL_FOREACH_BINARY_SCALAR, 0, FX_SCALAR_TENSOR },
-    { "24BinaryOpListAlphaFunctorIf", TFL_FOREACH_BINARY_LIST, 0, FX_ALPHA },
-    { "24PointwiseOpScalarFunctorIf", TFL_FOREACH_POINTWISE, 0, FX_SCALAR },
-    { "28PointwiseOpScalarListFunctorIf", TFL_FOREACH_POINTWISE, 1, FX_NONE },
-    { "22TernaryOpScalarFunctorIf", TFL_FOREACH_LERP_SCALAR, 0, FX_SCALAR },
-    { "26TernaryOpScalarListFunctorIf", TFL_FOREACH_LERP_SCALAR, 1, FX_NONE },
-    { "20TernaryOpListFunctorIf", TFL_FOREACH_LERP_LIST, 0, FX_NONE },
+    { "11ZeroFunctor", TFL_FOREACH_ZERO, 0, FX_NONE },
+    { "14UnaryOpFunctor", TFL_FOREACH_UNARY, 0, FX_NONE },
+    { "21BinaryOpScalarFunctor", TFL_FOREACH_BINARY_SCALAR, 0, FX_SCALAR },
+    { "25BinaryOpScalarListFunctor", TFL_FOREACH_BINARY_SCALAR, 1, FX_NONE },
+    { "27BinaryOpScalarTensorFunctor", TFL_FOREACH_BINARY_SCALAR, 0, FX_SCALAR_TENSOR },
+    { "24BinaryOpListAlphaFunctor", TFL_FOREACH_BINARY_LIST, 0, FX_ALPHA },
+    { "24PointwiseOpScalarFunctor", TFL_FOREACH_POINTWISE, 0, FX_SCALAR },
+    { "28PointwiseOpScalarListFunctor", TFL_FOREACH_POINTWISE, 1, FX_NONE },
+    { "22TernaryOpScalarFunctor", TFL_FOREACH_LERP_SCALAR, 0, FX_SCALAR },
+    { "26TernaryOpScalarListFunctor", TFL_FOREACH_LERP_SCALAR, 1, FX_NONE },
+    { "20TernaryOpListFunctor", TFL_FOREACH_LERP_LIST, 0, FX_NONE },
 };
 
 static const struct {
@@ -115,6 +123,24 @@ static const struct {
     { "_6TruncfIfE", TFL_FOREACH_FN_TRUNC, "trunc" },
 };
 
+/* An element type at *p - "f", "N3c104HalfE" or "N3c108BFloat16E" - into
+ * *dt, p advanced; 0 if none of those. */
+static int take_elem(const char **p, tfl_dtype *dt)
+{
+    static const struct { const char *tok; tfl_dtype dt; } ts[] = {
+        { "f", TFL_DT_F32 },
+        { "N3c104HalfE", TFL_DT_F16 },
+        { "N3c108BFloat16E", TFL_DT_BF16 },
+    };
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+        if (!strncmp(*p, ts[i].tok, strlen(ts[i].tok))) {
+            *dt = ts[i].dt;
+            *p += strlen(ts[i].tok);
+            return 1;
+        }
+    return 0;
+}
+
 /* "Li<n>E" at *p: the value, p advanced; -1 if not there. */
 static int take_int(const char **p)
 {
@@ -130,16 +156,36 @@ static int take_int(const char **p)
 
 static int match_cleanup(const char *m, fcookie *c)
 {
-    /* lpnorm_cleanup<float, NormType n, float, bool apply_root, float> */
-    const char *p = strstr(m, "14lpnorm_cleanupIfLNS0_8NormTypeE");
+    /* lpnorm_cleanup<T, NormType n, out_t, bool apply_root, float>; out_t
+     * is "f", "S3_" (= T), or the other low-precision type, nested in the
+     * c10 namespace substitution when T is one ("NS2_4HalfE") */
+    const char *p = strstr(m, "14lpnorm_cleanupI");
     if (!p)
         return 0;
-    p += strlen("14lpnorm_cleanupIfLNS0_8NormTypeE");
-    int n = *p - '0';
-    if (n < 0 || n > 2 || strncmp(p + 1, "EfLb", 4) != 0)
+    p += strlen("14lpnorm_cleanupI");
+    if (!take_elem(&p, &c->dtype) || strncmp(p, "LNS0_8NormTypeE", 15) != 0)
         return 0;
-    int root = p[5] - '0';
-    if ((root != 0 && root != 1) || strncmp(p + 6, "EfEE", 4) != 0)
+    p += 15;
+    int n = *p - '0';
+    if (n < 0 || n > 2 || p[1] != 'E')
+        return 0;
+    p += 2;
+    if (!strncmp(p, "S3_", 3) && c->dtype != TFL_DT_F32) {
+        c->out_dtype = c->dtype;
+        p += 3;
+    } else if (!strncmp(p, "NS2_4HalfE", 10) && c->dtype != TFL_DT_F32) {
+        c->out_dtype = TFL_DT_F16;
+        p += 10;
+    } else if (!strncmp(p, "NS2_8BFloat16E", 14) && c->dtype != TFL_DT_F32) {
+        c->out_dtype = TFL_DT_BF16;
+        p += 14;
+    } else if (!take_elem(&p, &c->out_dtype)) {
+        return 0;
+    }
+    if (strncmp(p, "Lb", 2) != 0)
+        return 0;
+    int root = p[2] - '0';
+    if ((root != 0 && root != 1) || strcmp(p + 3, "EfEEvPKT3_NS0_19TensorListAddressesEi") != 0)
         return 0;
     c->cleanup = 1;
     c->kind = TFL_FOREACH_NORM_FINISH;
@@ -156,7 +202,7 @@ static int match_cleanup(const char *m, fcookie *c)
 static int match_fused_adam(const char *p, fcookie *c)
 {
     static const char meta[] = "32FusedOptimizerTensorListMetadataILi";
-    static const char fun[] = "EEENS1_20FusedAdamMathFunctorIfLi";
+    static const char fun[] = "EEENS1_20FusedAdamMathFunctorI";
     const char *q = strstr(p, meta);
     if (!q)
         return 0;
@@ -165,6 +211,9 @@ static int match_fused_adam(const char *p, fcookie *c)
     if ((d != 4 && d != 5) || strncmp(q + 1, fun, strlen(fun)) != 0)
         return 0;
     q += 1 + strlen(fun);
+    if (!take_elem(&q, &c->dtype) || strncmp(q, "Li", 2) != 0)
+        return 0;
+    q += 2;
     if (q[0] - '0' != d || strncmp(q + 1, "ELNS0_9ADAM_MODEE", 17) != 0)
         return 0;
     q += 18;
@@ -173,7 +222,8 @@ static int match_fused_adam(const char *p, fcookie *c)
         return 0;
     int ams = q[4] - '0';
     if ((ams != 0 && ams != 1) || ams != (d == 5) ||
-        strcmp(q + 5, "EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_") != 0)
+        strcmp(q + 5, c->dtype == TFL_DT_F32 ? "EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_"
+                                             : "EEEJPKfdddddbSB_SB_EEEvT_T0_DpT1_") != 0)
         return 0;
     c->kind = TFL_FOREACH_ADAM;
     c->depth = d;
@@ -195,9 +245,16 @@ static int match_fused_sgd(const char *p, fcookie *c)
         return 0;
     q += strlen(meta);
     int d = *q - '0';
+    static const char fun[] = "EEENS1_19FusedSgdMathFunctorI";
+    if ((d != 2 && d != 3) || strncmp(q + 1, fun, strlen(fun)) != 0)
+        return 0;
+    q += 1 + strlen(fun);
+    if (!take_elem(&q, &c->dtype))
+        return 0;
     char want[96];
-    snprintf(want, sizeof want, "EEENS1_19FusedSgdMathFunctorIfLi%dEEEJddPfddbbbS7_S7_EEEvT_T0_DpT1_", d);
-    if ((d != 2 && d != 3) || strcmp(q + 1, want) != 0)
+    snprintf(want, sizeof want, "Li%dEEEJddPfddbbb%sEEEvT_T0_DpT1_", d,
+             c->dtype == TFL_DT_F32 ? "S7_S7_" : "S9_S9_");
+    if (strcmp(q, want) != 0)
         return 0;
     c->kind = TFL_FOREACH_SGD;
     c->depth = d;
@@ -234,10 +291,17 @@ static int match_apply(const char *m, fcookie *c)
     c->depth = depth;
 
     /* _foreach_norm's partial sums */
-    if ((q = strstr(p, "13LpNormFunctorIfLNS0_8NormTypeE"))) {
-        q += strlen("13LpNormFunctorIfLNS0_8NormTypeE");
+    if ((q = strstr(p, "13LpNormFunctorI"))) {
+        /* LpNormFunctor<T, NormType n, out_t, 1, 1, 0>(float* partials, int):
+         * out_t only types the final result (lpnorm_cleanup's) */
+        static const char tail[] = "Li1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_";
+        q += strlen("13LpNormFunctorI");
+        if (!take_elem(&q, &c->dtype) || strncmp(q, "LNS0_8NormTypeE", 15) != 0)
+            return 0;
+        q += 15;
         int n = *q - '0';
-        if (n < 0 || n > 2 || strcmp(q + 1, "EfLi1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_") != 0 ||
+        size_t ql = strlen(q), tl = strlen(tail);
+        if (n < 0 || n > 2 || q[1] != 'E' || ql < tl + 3 || strcmp(q + ql - tl, tail) != 0 ||
             c->scalar_list || depth != 1)
             return 0;
         c->kind = TFL_FOREACH_NORM_PARTIAL;
@@ -253,6 +317,8 @@ static int match_apply(const char *m, fcookie *c)
     if (f < 0 || functors[f].scalar_list != c->scalar_list)
         return 0;
     q += strlen(functors[f].tok);
+    if (*q++ != 'I' || !take_elem(&q, &c->dtype))
+        return 0;
     int d = take_int(&q), r = take_int(&q), w = take_int(&q);
     if (d != depth || r < 0 || r > depth || w < 0 || w >= depth || strncmp(q, "EEJ", 3) != 0)
         return 0;
@@ -280,8 +346,11 @@ static int match_apply(const char *m, fcookie *c)
     const char *rest = op_at + strlen(ops[o].tok);
     if (ops[o].tok[0] == '_')
         rest++;
+    /* BinaryOpScalarTensorFunctor's scalar is a T* ("Pf", or "PS7_": the
+     * substitution of T) */
     const char *want = c->extra == FX_SCALAR || c->extra == FX_ALPHA ? "fEEEvT_T0_DpT1_"
-                     : c->extra == FX_SCALAR_TENSOR ? "PffEEEvT_T0_DpT1_"
+                     : c->extra == FX_SCALAR_TENSOR ? (c->dtype == TFL_DT_F32 ? "PffEEEvT_T0_DpT1_"
+                                                                             : "PS7_fEEEvT_T0_DpT1_")
                      : "EEEvT_T0_DpT1_";
     if (strcmp(rest, want) != 0)
         return 0;
@@ -319,10 +388,16 @@ static int match_amp(const char *m, fcookie *c)
         c->op = "amp_update_scale";
         return 1;
     }
-    const char *p = strstr(m, "25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEE"
-                              "NS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJZZZNS0_47"
-                              "_amp_foreach_non_finite_check_and_unscale_cuda_");
-    if (!p || !strstr(p, "EUlfE_EEEvT_T0_DpT1_"))
+    static const char pre[] = "25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEE"
+                              "NS1_14UnaryOpFunctorI";
+    const char *p = strstr(m, pre);
+    if (!p)
+        return 0;
+    p += strlen(pre);
+    if (!take_elem(&p, &c->dtype) ||
+        strncmp(p, "Li1ELi1ELi0EEEJZZZNS0_47_amp_foreach_non_finite_check_and_unscale_cuda_",
+                strlen("Li1ELi1ELi0EEEJZZZNS0_47_amp_foreach_non_finite_check_and_unscale_cuda_")) ||
+        !strstr(p, "EUlfE_EEEvT_T0_DpT1_"))
         return 0;
     c->kind = TFL_FOREACH_UNSCALE;
     c->depth = 1;
@@ -379,10 +454,11 @@ static tfl_status run_cleanup(const tfl_kcall *call, const fcookie *c, char *err
     if (!tfl_mem_check_range(partials, bytes, NULL))
         return bad_range(partials, bytes, "norm partials", err, errlen);
     void *outs[400];
+    const size_t os = tfl_dtype_size(c->out_dtype);
     for (int t = 0; t < n; t++) {
         outs[t] = rd_ptr(addrs + 8 * (size_t)t);
-        if (!tfl_mem_check_range(outs[t], sizeof(float), NULL))
-            return bad_range(outs[t], sizeof(float), "norm output", err, errlen);
+        if (!tfl_mem_check_range(outs[t], os, NULL))
+            return bad_range(outs[t], os, "norm output", err, errlen);
     }
     tfl_op op;
     memset(&op, 0, sizeof op);
@@ -390,7 +466,8 @@ static tfl_status run_cleanup(const tfl_kcall *call, const fcookie *c, char *err
     op.name = c->op;
     tfl_foreach_op *f = &op.u.foreach;
     f->kind = TFL_FOREACH_NORM_FINISH;
-    f->dtype = TFL_DT_F32;
+    f->dtype = c->dtype;
+    f->out_dtype = c->out_dtype;
     f->depth = 1;
     f->chunk_size = KCHUNK;
     f->norm = c->norm;
@@ -499,10 +576,11 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         }
         int64_t start = (int64_t)blocks[b].chunk * KCHUNK;
         int64_t n = x->numel - start < KCHUNK ? x->numel - start : KCHUNK;
+        const size_t es = tfl_dtype_size(c->dtype);
         for (int k = 0; k < D; k++) {
-            const char *p = (const char *)x->ptr[k] + start * 4;
-            if (!tfl_mem_check_range(p, (size_t)n * 4, NULL))
-                return bad_range(p, (size_t)n * 4, "tensor list", err, errlen);
+            const char *p = (const char *)x->ptr[k] + (size_t)start * es;
+            if (!tfl_mem_check_range(p, (size_t)n * es, NULL))
+                return bad_range(p, (size_t)n * es, "tensor list", err, errlen);
         }
     }
 
@@ -513,7 +591,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     tfl_foreach_op *f = &op.u.foreach;
     f->kind = c->kind;
     f->fn = c->fn;
-    f->dtype = TFL_DT_F32;
+    f->dtype = c->dtype;
     f->depth = D;
     f->out_list = c->out_list;
     f->chunk_size = KCHUNK;
@@ -601,9 +679,11 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         break;
     case FX_SCALAR_TENSOR: {
         const float *sp = rd_ptr(call->args[3]);
-        if (!tfl_mem_check_range(sp, sizeof(float), NULL))
-            return bad_range(sp, sizeof(float), "scalar tensor", err, errlen);
+        const size_t ss = tfl_dtype_size(c->dtype);
+        if (!tfl_mem_check_range(sp, ss, NULL))
+            return bad_range(sp, ss, "scalar tensor", err, errlen);
         f->scalar_ptr = sp;
+        f->scalar_ptr_dtype = c->dtype;
         f->alpha = rd_f32(call->args[4]);
         break;
     }

@@ -43,6 +43,19 @@ size_t idx_mangled_size(const char **p)
     return sz;
 }
 
+/* The arithmetic type of the mangled type [t, t+len): a builtin letter or
+ * c10::Half / c10::BFloat16; TFL_DT_COUNT for others. */
+tfl_dtype idx_type_dtype(const char *t, size_t len)
+{
+    if (len == 1)
+        return idx_letter_dtype(*t);
+    if (len == 11 && !strncmp(t, "N3c104HalfE", 11))
+        return TFL_DT_F16;
+    if (len == 15 && !strncmp(t, "N3c108BFloat16E", 15))
+        return TFL_DT_BF16;
+    return TFL_DT_COUNT;
+}
+
 /* The arithmetic type of a builtin mangled type letter, or TFL_DT_COUNT. */
 tfl_dtype idx_letter_dtype(char c)
 {

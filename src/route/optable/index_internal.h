@@ -35,6 +35,7 @@ typedef struct index_kernel {
 /* --- index_abi.c: PyTorch ABI readers and range checks */
 size_t idx_mangled_size(const char **p);
 tfl_dtype idx_letter_dtype(char c);
+tfl_dtype idx_type_dtype(const char *t, size_t len);
 int64_t idx_span_bytes(int ndim, const int64_t *sizes, const int64_t *strides, size_t es);
 int idx_range_ok(const void *p, int64_t bytes);
 int idx_read_tinfo(const tfl_kcall *c, int i, int wide, tfl_index_tensor *t);

@@ -37,7 +37,7 @@ int idx_match_scatter_gather(const char *m, index_kernel *k)
     k->elem_size = idx_mangled_size(&p);
     if (!k->elem_size || (*p != 'i' && *p != 'l'))
         return 0;
-    k->dtype = p - t == 1 ? idx_letter_dtype(*t) : TFL_DT_COUNT;
+    k->dtype = idx_type_dtype(t, (size_t)(p - t));
     k->index_dtype = *p == 'l' ? TFL_DT_I64 : TFL_DT_I32;
     p++;
     if (strncmp(p, "EclINS0_12TensorAssignE", 23) == 0)
@@ -46,7 +46,8 @@ int idx_match_scatter_gather(const char *m, index_kernel *k)
         return 0;
     else if (strncmp(p, "EclINS0_9ReduceAddE", 19) == 0 &&
              (k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
-              k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64))
+              k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64 ||
+              k->dtype == TFL_DT_F16 || k->dtype == TFL_DT_BF16))
         k->reduce = TFL_INDEX_ADD;
     else
         return 0;

@@ -9,6 +9,7 @@
 
 #include "mem/mem.h"
 #include "route/optable/index_internal.h"
+#include "route/optable/pt_abi.h"
 
 int idx_match_select(const char *m, index_kernel *k)
 {
@@ -31,7 +32,7 @@ int idx_match_select(const char *m, index_kernel *k)
     k->elem_size = idx_mangled_size(&p);
     if (!k->elem_size)
         return 0;
-    k->dtype = p - t == 1 ? idx_letter_dtype(*t) : TFL_DT_COUNT;
+    k->dtype = idx_type_dtype(t, (size_t)(p - t));
     if (*p == 'i' || *p == 'l')
         k->index_dtype = *p == 'l' ? TFL_DT_I64 : TFL_DT_I32;
     else
@@ -43,7 +44,8 @@ int idx_match_select(const char *m, index_kernel *k)
     if (k->kind == K_ADD_SMALL || k->kind == K_ADD_LARGE) {
         /* index_add (ReduceAdd); index_reduce's prod/amax/amin/mean are not mapped */
         if (!strstr(p, "9ReduceAddEEEv") || (k->dtype != TFL_DT_F32 && k->dtype != TFL_DT_F64 &&
-                                            k->dtype != TFL_DT_I32 && k->dtype != TFL_DT_I64))
+                                            k->dtype != TFL_DT_I32 && k->dtype != TFL_DT_I64 &&
+                                            k->dtype != TFL_DT_F16 && k->dtype != TFL_DT_BF16))
             return 0;
         k->reduce = TFL_INDEX_ADD;
     }
@@ -119,6 +121,9 @@ tfl_status idx_run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
         case TFL_DT_F64: x->u.select.alpha = ARG(c, i_alpha, double); break;
         case TFL_DT_I32: x->u.select.alpha = ARG(c, i_alpha, int32_t); break;
         case TFL_DT_I64: x->u.select.alpha = (double)ARG(c, i_alpha, int64_t); break;
+        /* alpha is a T: c10::Half / c10::BFloat16 bits */
+        case TFL_DT_F16: x->u.select.alpha = tfl_pt_half_to_float(ARG(c, i_alpha, uint16_t)); break;
+        case TFL_DT_BF16: x->u.select.alpha = tfl_pt_bf16_to_float(ARG(c, i_alpha, uint16_t)); break;
         default: return TFL_ERR_UNSUPPORTED;
         }
     }

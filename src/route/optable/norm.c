@@ -1,8 +1,11 @@
 /*
  * norm.c - the "norm" kernel family of the semantic op table: PyTorch's
- * layer norm (and RMS norm) kernels from layer_norm_kernel.cu, float32.
+ * layer norm (and RMS norm) kernels from layer_norm_kernel.cu, for
+ * T = float, c10::Half and c10::BFloat16 (T_ACC = float in all three:
+ * mean/rstd are float; x, y, gamma, beta, dy, dx, dgamma, dbeta and the
+ * GammaBeta partial rows are T).
  *
- * Kernels (T = T_ACC = float; the last bool template argument is rms_norm):
+ * Kernels (the last bool template argument is rms_norm):
  *   vectorized_layer_norm_kernel(int N, float eps, X, gamma, beta, mean, rstd, Y)
  *   RowwiseMomentsCUDAKernel(int64 N, float eps, X, mean, rstd)
  *   LayerNormForwardCUDAKernel(int64 N, X, mean, rstd, gamma, beta, Y)
@@ -27,18 +30,36 @@ enum {
 /* What match() parsed from the name; lives for the process. */
 typedef struct norm_kernel {
     int kind, rms;
+    tfl_dtype dtype;                    /* T */
     unsigned bdx, bdy, rows_per_block;  /* GammaBeta template */
     int partial;
 } norm_kernel;
 
-/* "<len>name" followed by the float/float template start. */
-static const char *after(const char *m, const char *ident)
+/* The template start "I<T>f" (T_ACC = float) at p: T's dtype, p advanced
+ * past it; NULL for another T. */
+static const char *take_types(const char *p, tfl_dtype *dt)
+{
+    static const struct { const char *tok; tfl_dtype dt; } ts[] = {
+        { "Iff", TFL_DT_F32 },
+        { "IN3c104HalfEf", TFL_DT_F16 },
+        { "IN3c108BFloat16Ef", TFL_DT_BF16 },
+    };
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+        if (!strncmp(p, ts[i].tok, strlen(ts[i].tok))) {
+            *dt = ts[i].dt;
+            return p + strlen(ts[i].tok);
+        }
+    return NULL;
+}
+
+/* "<len>name" followed by the <T, float, bool template start. */
+static const char *after(const char *m, const char *ident, tfl_dtype *dt)
 {
     const char *p = strstr(m, ident);
     if (!p)
         return NULL;
-    p += strlen(ident);
-    return strncmp(p, "IffLb", 5) == 0 ? p + 5 : NULL;
+    p = take_types(p + strlen(ident), dt);
+    return p && strncmp(p, "Lb", 2) == 0 ? p + 2 : NULL;
 }
 
 static int match(const char *m, void **cookie)
@@ -56,7 +77,7 @@ static int match(const char *m, void **cookie)
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         norm_kernel k = { .kind = ids[i].kind };
         if (k.kind != K_GAMMA_BETA) {
-            const char *p = after(m, ids[i].id);
+            const char *p = after(m, ids[i].id, &k.dtype);
             if (!p || (p[0] != '0' && p[0] != '1') || p[1] != 'E')
                 continue;
             k.rms = p[0] == '1';
@@ -64,9 +85,11 @@ static int match(const char *m, void **cookie)
             const char *p = strstr(m, ids[i].id);
             if (!p)
                 continue;
-            p += strlen(ids[i].id);
+            p = take_types(p + strlen(ids[i].id), &k.dtype);
+            if (!p)
+                continue;
             int aligned, n = 0;
-            if (sscanf(p, "IffLj%uELj%uELj%uELb%dELb%dELb%dE%n", &k.bdx, &k.bdy,
+            if (sscanf(p, "Lj%uELj%uELj%uELb%dELb%dELb%dE%n", &k.bdx, &k.bdy,
                        &k.rows_per_block, &k.partial, &aligned, &k.rms, &n) != 6 || n == 0)
                 continue;
             if (k.bdy == 0 || k.rows_per_block % k.bdy)
@@ -109,7 +132,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     const norm_kernel *k = cookie;
     tfl_op op = { .kind = TFL_OP_NORM, .name = op_name(cookie) };
     tfl_norm_op *n = &op.u.norm;
-    n->dtype = TFL_DT_F32;
+    n->dtype = k->dtype;
     n->rms = k->rms;
     n->tile_rows = n->tile_count = n->tile_parts = 1;
     int64_t M = c->grid[0];
@@ -189,8 +212,9 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     }
     if (M == 0 || N == 0)
         return TFL_OK;
-    const int64_t mat = M * N * 4, vec = N * 4, stat = M * 4;
-    const int64_t parts = n->tile_count * n->tile_parts * N * 4;
+    const int64_t es = (int64_t)tfl_dtype_size(n->dtype);
+    const int64_t mat = M * N * es, vec = N * es, stat = M * 4;
+    const int64_t parts = n->tile_count * n->tile_parts * N * es;
     int need_mean = !k->rms;
     int ok = 1;
     switch (n->kind) {

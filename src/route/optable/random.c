@@ -44,6 +44,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/pt_abi.h"
 
 typedef enum rkind {
     RK_DIST = 1,       /* distribution_elementwise_grid_stride_kernel */
@@ -82,6 +83,24 @@ static int int_scalar(char code, tfl_dtype *t)
     case 'b': *t = TFL_DT_BOOL; return 1;
     default: return 0;     /* short, unsigned, half, bfloat16: not mapped */
     }
+}
+
+/* uniform_and_transform / normal_and_transform<c10::Half|BFloat16, float>
+ * (uniform_, bernoulli_(p), normal_):
+ * the scalar type into *t. */
+static int lowp_transform(const char *m, tfl_dtype *t)
+{
+    if (strstr(m, "21uniform_and_transformIN3c104HalfEf") ||
+        strstr(m, "20normal_and_transformIN3c104HalfEf")) {
+        *t = TFL_DT_F16;
+        return 1;
+    }
+    if (strstr(m, "21uniform_and_transformIN3c108BFloat16Ef") ||
+        strstr(m, "20normal_and_transformIN3c108BFloat16Ef")) {
+        *t = TFL_DT_BF16;
+        return 1;
+    }
+    return 0;
 }
 
 static int match_dist(const char *m, rcookie *c)
@@ -125,6 +144,15 @@ static int match_dist(const char *m, rcookie *c)
     } else if (!strncmp(p, "ff6float4", 9) &&
                strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
         c->dtype = c->acc = TFL_DT_F32;
+    } else if (!strncmp(p, "S7_f6float4", 11) &&
+               strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E") &&
+               (c->kind == TFL_RANDOM_UNIFORM || c->kind == TFL_RANDOM_NORMAL ||
+                c->kind == TFL_RANDOM_BERNOULLI) &&
+               (lowp_transform(m, &c->dtype))) {
+        /* <c10::Half|BFloat16, float, float4>: S7_ names the scalar_t of
+         * uniform/normal_and_transform<scalar_t, float, ...> (bernoulli_(p)
+         * is a uniform_and_transform too; its p capture is float's) */
+        c->acc = TFL_DT_F32;
     } else if (!strncmp(p, "dd7double2", 10) &&
                strstr(m, "distribution_elementwise_grid_stride_kernelIdLi2E")) {
         c->dtype = c->acc = TFL_DT_F64;
@@ -461,6 +489,14 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
     case TFL_RANDOM_UNIFORM:               /* [range, from, to] */
         if (dbl) {
             r->a = rd_f64(cap8); r->b = rd_f64(cap8 + 8); r->c = rd_f64(cap8 + 16);
+        } else if (c->dtype == TFL_DT_F16 || c->dtype == TFL_DT_BF16) {
+            /* range is float (opmath), from and to are the scalar type */
+            uint16_t f, t;
+            memcpy(&f, cap4 + 4, 2);
+            memcpy(&t, cap4 + 6, 2);
+            r->a = rd_f32(cap4);
+            r->b = c->dtype == TFL_DT_F16 ? tfl_pt_half_to_float(f) : tfl_pt_bf16_to_float(f);
+            r->c = c->dtype == TFL_DT_F16 ? tfl_pt_half_to_float(t) : tfl_pt_bf16_to_float(t);
         } else {
             r->a = rd_f32(cap4); r->b = rd_f32(cap4 + 4); r->c = rd_f32(cap4 + 8);
         }
