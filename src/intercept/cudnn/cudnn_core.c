@@ -6,31 +6,37 @@
  * it was built with and a minor not lower; torchfl reports the version of
  * the headers it was built against (the toolkit's cuDNN, 9.19 for the
  * torch 2.11.0 cu130 wheel's nvidia-cudnn-cu13 9.19).  The compute calls
- * (convolutions, batch norm, attention graphs) are not implemented on the
- * host backend yet and refuse with CUDNN_STATUS_NOT_SUPPORTED, so PyTorch
- * raises a Python error instead of dying; MLPs and transformers do not
- * need them.
+ * (convolutions) go through the backend descriptor API (backend_*.c);
+ * the legacy calls (batch norm, RNN, ...) refuse with
+ * CUDNN_STATUS_NOT_SUPPORTED, so PyTorch raises a Python error instead of
+ * dying.
  */
-#include <cudnn.h>
+#include "cudnn/cudnn_internal.h"
 
+#include "common/log.h"
 #include "route/runtime.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct cudnn_handle {
-    struct cudnn_handle *self;   /* liveness check */
-    cudaStream_t stream;
-};
-
 static __thread char last_error[256];
+
+cudnnStatus_t tfl_cudnn_fail(cudnnStatus_t st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    tfl_debug("cudnn: %s (status %d)", last_error, (int)st);
+    return st;
+}
 
 static cudnnStatus_t fail(cudnnStatus_t st, const char *what)
 {
-    snprintf(last_error, sizeof last_error, "%s", what);
-    return st;
+    return tfl_cudnn_fail(st, "%s", what);
 }
 
 size_t cudnnGetVersion(void)
@@ -86,7 +92,7 @@ void cudnnGetLastErrorString(char *message, size_t max_size)
     }
 }
 
-static int handle_ok(cudnnHandle_t h)
+int tfl_cudnn_handle_ok(cudnnHandle_t h)
 {
     /* a handle is a pointer we gave out and have not taken back */
     struct cudnn_handle *c = (struct cudnn_handle *)h;
@@ -109,7 +115,7 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
 
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
 {
-    if (!handle_ok(handle))
+    if (!tfl_cudnn_handle_ok(handle))
         return fail(CUDNN_STATUS_BAD_PARAM, "cudnnDestroy: invalid handle");
     struct cudnn_handle *c = (struct cudnn_handle *)handle;
     c->self = NULL;
@@ -119,7 +125,7 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
 
 cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream)
 {
-    if (!handle_ok(handle))
+    if (!tfl_cudnn_handle_ok(handle))
         return fail(CUDNN_STATUS_BAD_PARAM, "cudnnSetStream: invalid handle");
     if (!tfl_rt_stream_valid((tfl_rt_stream *)stream))
         return fail(CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH, "cudnnSetStream: invalid stream");
@@ -129,7 +135,7 @@ cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream)
 
 cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream)
 {
-    if (!handle_ok(handle) || !stream)
+    if (!tfl_cudnn_handle_ok(handle) || !stream)
         return fail(CUDNN_STATUS_BAD_PARAM, "cudnnGetStream: invalid argument");
     *stream = ((struct cudnn_handle *)handle)->stream;
     return CUDNN_STATUS_SUCCESS;
