@@ -247,6 +247,7 @@ cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
         d->u.tensor.align = 4;
     }
     *descriptor = d;
+    tfl_debug("cudnn: create desc %p (type %d)", (void *)d, (int)type);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -778,10 +779,41 @@ static cudnnStatus_t cb_vp_finalize(cb_vpack *v)
 
 /* -------------------------------------------------------- entry points */
 
+static cudnnStatus_t cb_set(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, int64_t count, const void *elements);
+static cudnnStatus_t cb_get(cudnnBackendDescriptor_t const descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, int64_t requested, int64_t *count,
+                            void *elements);
+
+/* Every call is traced at debug level (TORCHFL_LOG=debug): what
+ * cudnn_frontend asks is the specification torchfl follows. */
 cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
                                        cudnnBackendAttributeName_t name,
                                        cudnnBackendAttributeType_t type, int64_t count,
                                        const void *elements)
+{
+    cudnnStatus_t st = cb_set(descriptor, name, type, count, elements);
+    const cb_desc *d = cb_desc_get(descriptor, -1);
+    tfl_debug("cudnn: set desc %p (type %d) attr %d type %d n %lld -> %d", descriptor,
+              d ? (int)d->type : -1, (int)name, (int)type, (long long)count, (int)st);
+    return st;
+}
+
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor,
+                                       cudnnBackendAttributeName_t name,
+                                       cudnnBackendAttributeType_t type, int64_t requested,
+                                       int64_t *count, void *elements)
+{
+    cudnnStatus_t st = cb_get(descriptor, name, type, requested, count, elements);
+    const cb_desc *d = cb_desc_get(descriptor, -1);
+    tfl_debug("cudnn: get desc %p (type %d) attr %d type %d req %lld -> %d (count %lld)", descriptor,
+              d ? (int)d->type : -1, (int)name, (int)type, (long long)requested, (int)st,
+              count ? (long long)*count : -1LL);
+    return st;
+}
+
+static cudnnStatus_t cb_set(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, int64_t count, const void *elements)
 {
     cb_desc *d = cb_desc_get(descriptor, -1);
     if (!d)
@@ -811,10 +843,10 @@ cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
     }
 }
 
-cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor,
-                                       cudnnBackendAttributeName_t name,
-                                       cudnnBackendAttributeType_t type, int64_t requested,
-                                       int64_t *count, void *elements)
+static cudnnStatus_t cb_get(cudnnBackendDescriptor_t const descriptor,
+                            cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, int64_t requested,
+                            int64_t *count, void *elements)
 {
     const cb_desc *d = cb_desc_get(descriptor, -1);
     if (!d)
@@ -872,5 +904,6 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)
     }
     if (st == CUDNN_STATUS_SUCCESS)
         d->finalized = 1;
+    tfl_debug("cudnn: finalize desc %p (type %d) -> %d", descriptor, (int)d->type, (int)st);
     return st;
 }

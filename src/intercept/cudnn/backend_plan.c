@@ -480,9 +480,11 @@ static void cb_plan_build(cb_plan *p)
 cudnnStatus_t cb_plan_finalize(cb_desc *d)
 {
     cb_plan *p = &d->u.plan;
-    if ((p->set & (CB_P_HANDLE | CB_P_CFG)) != (CB_P_HANDLE | CB_P_CFG))
+    /* the handle attribute is deprecated (cudnn_frontend 1.x leaves it
+     * out): Execute names the handle */
+    if (!(p->set & CB_P_CFG))
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM,
-                              "cudnnBackendFinalize(execution plan): handle and engine config are required");
+                              "cudnnBackendFinalize(execution plan): an engine config is required");
     cudnnStatus_t st = cb_graph_check(&p->cfg.engine.graph);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
