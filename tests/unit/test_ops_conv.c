@@ -38,6 +38,7 @@ typedef struct ccase {
     tfl_dtype dt;
     int flip;
     double alpha, beta;
+    int bias;             /* forward: add a per-channel bias */
 } ccase;
 
 /* Dense strides for dims (N, C, s0..): NCHW or channels last. */
@@ -145,6 +146,13 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
     fill(&op.x, nd, cc->dt);
     fill(&op.w, nd, cc->dt);
     fill(&op.y, nd, cc->dt);
+    void *bias = NULL;
+    if (cc->bias && mode == TFL_CONV_FWD) {
+        bias = malloc((size_t)cc->k * tfl_dtype_size(cc->dt));
+        for (int i = 0; i < cc->k; i++)
+            st(cc->dt, bias, i, frand());
+        op.bias = bias;
+    }
     tfl_conv_tensor *outt = mode == TFL_CONV_FWD ? &op.y : mode == TFL_CONV_BWD_DATA ? &op.x : &op.w;
     int64_t nout = numel(nd, outt->dims);
     size_t es = tfl_dtype_size(cc->dt);
@@ -218,6 +226,8 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
                 double want = cc->alpha * ref[r];
                 if (cc->beta != 0)
                     want += cc->beta * ld(dt, prev, o);
+                if (bias)
+                    want += ld(dt, bias, b);
                 double got = ld(dt, outt->data, o);
                 if (!(fabs(got - want) <= tol * (1 + fabs(want)) * 4) && bad++ < 3)
                     fprintf(stderr, "  mode %d sp %d at %lld: got %.7g want %.7g\n", (int)mode, sp,
@@ -229,6 +239,7 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
           cc->n, cc->c, cc->k, cc->groups, cc->channels_last, (int)cc->dt, cc->flip, bad);
     free(ref);
     free(prev);
+    free(bias);
     free(op.x.data);
     free(op.w.data);
     free(op.y.data);
@@ -262,6 +273,10 @@ int main(void)
     c = base; c.channels_last = 1; c.c = 6; c.groups = 3; c.k = 6; c.str[1] = 2; run_all_modes(&c);
     c = base; c.flip = 1; c.pre[0] = 0; run_all_modes(&c);                   /* true convolution */
     c = base; c.alpha = 0.5; c.beta = 0.25; run_all_modes(&c);               /* alpha/beta */
+    c = base; c.bias = 1; run_all_modes(&c);                                 /* bias */
+    c = base; c.bias = 1; c.c = c.k = 6; c.groups = 6; c.alpha = 0.5; c.beta = 0.5;
+    c.channels_last = 1; run_all_modes(&c);
+    c.dt = TFL_DT_BF16; run_all_modes(&c);
     c = base; c.in[0] = 2; c.in[1] = 1; c.ker[0] = 3; c.ker[1] = 3; c.pre[0] = c.post[0] = 1;
     c.pre[1] = c.post[1] = 2; run_all_modes(&c);                               /* kernel > input */
     c = base; c.sp = 1; c.in[0] = 11; c.ker[0] = 4; c.pre[0] = 2; c.post[0] = 1; c.str[0] = 2;

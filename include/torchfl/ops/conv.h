@@ -9,7 +9,7 @@
  * strided layout are the same op.  Groups follow from the channel counts:
  * x has C channels, w has dims [K, C / groups, spatial...].
  *
- *   FWD:        y  = alpha * conv(x, w)        + beta * y
+ *   FWD:        y  = alpha * conv(x, w)        + beta * y  (+ bias[k])
  *   BWD_DATA:   x  = alpha * conv^T(y, w)      + beta * x   (y holds dy)
  *   BWD_FILTER: w  = alpha * corr(x, y)        + beta * w   (y holds dy)
  *
@@ -51,6 +51,8 @@ typedef struct tfl_conv_op {
     int64_t dilation[TFL_CONV_MAX_SPATIAL];
     tfl_conv_tensor x, w, y;  /* the output of the mode is written         */
     double alpha, beta;
+    const void *bias;         /* FWD only: NULL, or K elements of dtype
+                                 added to output channel k               */
 } tfl_conv_op;
 
 #endif

@@ -148,15 +148,17 @@ static void cv_gather(const tfl_conv_tensor *t, int sp, tfl_dtype dt, float *res
                 }
 }
 
-/* out = alpha * r + beta * out over t's layout (beta 0: out not read). */
+/* out = alpha * r + beta * out (+ bias[channel]) over t's layout (beta 0:
+ * out not read; bias NULL: none). */
 static void cv_scatter(const tfl_conv_tensor *t, int sp, tfl_dtype dt, const float *restrict r,
-                       float alpha, float beta)
+                       float alpha, float beta, const void *bias)
 {
     int64_t d[5], s[5];
     cv_dims5(t, sp, d, s);
     int64_t w = d[4];
     for (int64_t a = 0; a < d[0]; a++)
-        for (int64_t b = 0; b < d[1]; b++)
+        for (int64_t b = 0; b < d[1]; b++) {
+            const float bv = bias ? cv_load(dt, bias, b) : 0.0f;
             for (int64_t z = 0; z < d[2]; z++)
                 for (int64_t y = 0; y < d[3]; y++) {
                     int64_t base = a * s[0] + b * s[1] + z * s[2] + y * s[3];
@@ -164,21 +166,22 @@ static void cv_scatter(const tfl_conv_tensor *t, int sp, tfl_dtype dt, const flo
                         float *restrict o = (float *)t->data + base;
                         if (beta == 0.0f)
                             for (int64_t x = 0; x < w; x++)
-                                o[x] = alpha * r[x];
+                                o[x] = alpha * r[x] + bv;
                         else
                             for (int64_t x = 0; x < w; x++)
-                                o[x] = alpha * r[x] + beta * o[x];
+                                o[x] = alpha * r[x] + beta * o[x] + bv;
                     } else {
                         for (int64_t x = 0; x < w; x++) {
                             int64_t i = base + x * s[4];
                             float v = alpha * r[x];
                             if (beta != 0.0f)
                                 v += beta * cv_load(dt, t->data, i);
-                            cv_store(dt, t->data, i, v);
+                            cv_store(dt, t->data, i, v + bv);
                         }
                     }
                     r += w;
                 }
+        }
 }
 
 /* ------------------------------------------------------ im2col/col2im */
@@ -345,19 +348,19 @@ tfl_status host_conv(const tfl_conv_op *op)
         cv_gather(&op->x, op->spatial, op->dtype, x);
         cv_gather(&op->w, op->spatial, op->dtype, w);
         cv_forward(&g, x, w, y, col);
-        cv_scatter(&op->y, op->spatial, op->dtype, y, alpha, beta);
+        cv_scatter(&op->y, op->spatial, op->dtype, y, alpha, beta, op->bias);
         break;
     case TFL_CONV_BWD_DATA:
         cv_gather(&op->w, op->spatial, op->dtype, w);
         cv_gather(&op->y, op->spatial, op->dtype, y);
         cv_backward_data(&g, x, w, y, col);
-        cv_scatter(&op->x, op->spatial, op->dtype, x, alpha, beta);
+        cv_scatter(&op->x, op->spatial, op->dtype, x, alpha, beta, NULL);
         break;
     case TFL_CONV_BWD_FILTER:
         cv_gather(&op->x, op->spatial, op->dtype, x);
         cv_gather(&op->y, op->spatial, op->dtype, y);
         cv_backward_filter(&g, x, w, y, col);
-        cv_scatter(&op->w, op->spatial, op->dtype, w, alpha, beta);
+        cv_scatter(&op->w, op->spatial, op->dtype, w, alpha, beta, NULL);
         break;
     }
 out:
