@@ -290,11 +290,11 @@ static void rules(cudnnHandle_t h)
     CK(cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pop));
     CK(cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h));
     CHECK(cudnnBackendFinalize(graph) == CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN);
-    /* a double-precision convolution is not supported either */
+    /* an int8 convolution is not supported */
     Geo g = {1, 2, 5, 5, 2, 3, 3, 1, {1, 1}, {1, 1}, {1, 1}, 0, 5, 5};
     int64_t xd[4] = {1, 2, 5, 5}, xs[4] = {50, 25, 5, 1}, wd[4] = {2, 2, 3, 3}, wst[4] = {18, 9, 3, 1};
-    D dx = tensor(10, xd, xs, CUDNN_DATA_DOUBLE), dwt = tensor(11, wd, wst, CUDNN_DATA_DOUBLE),
-      dyt = tensor(12, xd, xs, CUDNN_DATA_DOUBLE), cd = conv_desc(g);
+    D dx = tensor(10, xd, xs, CUDNN_DATA_INT8), dwt = tensor(11, wd, wst, CUDNN_DATA_INT8),
+      dyt = tensor(12, xd, xs, CUDNN_DATA_INT8), cd = conv_desc(g);
     D op = make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
     CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &dx));
     CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &dwt));

@@ -8,7 +8,8 @@
  * with t reversed for CUDNN_CONVOLUTION (cross_correlation = 0), over
  * 1/2/3 spatial dims, NCHW and channels-last strides, groups, depthwise,
  * dilation, asymmetric padding, strides, alpha/beta and fp16/bf16
- * storage.  Also: inconsistent shapes are refused, not run.
+ * storage, and fp64 (computed in double: checked to 1e-13).  Also:
+ * inconsistent shapes are refused, not run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,13 +73,15 @@ static double ld(tfl_dtype dt, const void *p, int64_t i)
 {
     if (dt == TFL_DT_F16) return tfl_f16_to_f32(((const uint16_t *)p)[i]);
     if (dt == TFL_DT_BF16) return tfl_bf16_to_f32(((const uint16_t *)p)[i]);
+    if (dt == TFL_DT_F64) return ((const double *)p)[i];
     return ((const float *)p)[i];
 }
 
-static void st(tfl_dtype dt, void *p, int64_t i, float v)
+static void st(tfl_dtype dt, void *p, int64_t i, double v)
 {
     if (dt == TFL_DT_F16) ((uint16_t *)p)[i] = tfl_f32_to_f16(v);
     else if (dt == TFL_DT_BF16) ((uint16_t *)p)[i] = tfl_f32_to_bf16(v);
+    else if (dt == TFL_DT_F64) ((double *)p)[i] = v * (1.0 + 1e-9 * v); /* not float-exact */
     else ((float *)p)[i] = v;
 }
 
@@ -212,7 +215,8 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
     CHECK(s == TFL_OK, "host_conv status %d", (int)s);
 
     /* compare: tolerance scaled by the number of terms and the storage */
-    double tol = cc->dt == TFL_DT_F32 ? 1e-5 : cc->dt == TFL_DT_F16 ? 2e-3 : 1.6e-2;
+    double tol = cc->dt == TFL_DT_F64 ? 1e-13 : cc->dt == TFL_DT_F32 ? 1e-5 :
+                 cc->dt == TFL_DT_F16 ? 2e-3 : 1.6e-2;
     int64_t idx[3] = {0}, sizes[3];
     for (int i = 0; i < sp; i++)
         sizes[i] = outt->dims[2 + i];
@@ -285,6 +289,9 @@ int main(void)
     c.ker[2] = 2; c.pre[2] = 1; c.post[2] = 0; c.dil[0] = 2; c.pre[0] = 1; c.post[0] = 1;
     run_all_modes(&c);                                                       /* 3d */
     c = base; c.dt = TFL_DT_F16; run_all_modes(&c);
+    c = base; c.dt = TFL_DT_F64; run_all_modes(&c);
+    c = base; c.dt = TFL_DT_F64; c.channels_last = 1; c.c = 6; c.groups = 3; c.k = 3; c.bias = 1;
+    c.alpha = 2; c.beta = -1; c.dil[1] = 2; run_all_modes(&c);
     c = base; c.dt = TFL_DT_BF16; c.channels_last = 1; run_all_modes(&c);
     c = base; c.n = 3; c.c = 16; c.k = 8; c.in[0] = 12; c.in[1] = 13; run_all_modes(&c); /* larger */
 
@@ -301,8 +308,8 @@ int main(void)
         CHECK(host_conv(&op) == TFL_ERR_UNSUPPORTED, "wrong output size ran");
         op.y.dims[2] = 3; op.w.dims[1] = 2;
         CHECK(!host_conv_supported(&op), "channels not divisible by w's accepted");
-        op.w.dims[1] = 3; op.dtype = TFL_DT_F64;
-        CHECK(!host_conv_supported(&op), "f64 accepted");
+        op.w.dims[1] = 3; op.dtype = TFL_DT_I32;
+        CHECK(!host_conv_supported(&op), "i32 accepted");
     }
 
     printf("test_ops_conv: %d checks, %d failures\n", checks, failures);

@@ -6,7 +6,7 @@
  * torchfl has one "engine" (global index 0, no knobs, no numerical or
  * behaviour notes, so PyTorch's filters for TF32, down-conversion and
  * determinism all keep it) and it runs graphs of exactly one convolution
- * (forward, backward data or backward filter) in fp32, fp16 or bf16 with
+ * (forward, backward data or backward filter) in fp32, fp16, bf16 or fp64 with
  * 1 to 3 spatial dims.  Any other graph is refused at graph finalize with
  * CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN (or the _DATA_TYPE/_SHAPE/
  * _LAYOUT status), which cudnn_frontend turns into an exception and
@@ -34,6 +34,7 @@ static int cb_dtype(cudnnDataType_t t, tfl_dtype *out)
     case CUDNN_DATA_FLOAT: *out = TFL_DT_F32; return 1;
     case CUDNN_DATA_HALF: *out = TFL_DT_F16; return 1;
     case CUDNN_DATA_BFLOAT16: *out = TFL_DT_BF16; return 1;
+    case CUDNN_DATA_DOUBLE: *out = TFL_DT_F64; return 1;
     default: return 0;
     }
 }
@@ -52,7 +53,7 @@ static cudnnStatus_t cb_graph_check(const cb_graph *g)
     for (int i = 0; i < 3; i++) {
         if (!cb_dtype(ts[i]->dtype, &dt) || (i > 0 && dt != dt0))
             return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
-                                  "torchfl's convolution needs x, w and y all float, half or bfloat16 "
+                                  "torchfl's convolution needs x, w and y all float, half, bfloat16 or double "
                                   "(got cuDNN data types %d/%d/%d)", (int)ts[0]->dtype,
                                   (int)ts[1]->dtype, (int)ts[2]->dtype);
         dt0 = dt;
@@ -67,7 +68,7 @@ static cudnnStatus_t cb_graph_check(const cb_graph *g)
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES,
                               "convolution graph: tensors share a unique id");
     if (op->conv.comp != CUDNN_DATA_FLOAT && op->conv.comp != CUDNN_DATA_HALF &&
-        op->conv.comp != CUDNN_DATA_BFLOAT16)
+        op->conv.comp != CUDNN_DATA_BFLOAT16 && op->conv.comp != CUDNN_DATA_DOUBLE)
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
                               "torchfl's convolution: compute type %d not supported", (int)op->conv.comp);
     if (op->conv.nsp < 1 || op->conv.nsp > TFL_CONV_MAX_SPATIAL)
@@ -454,7 +455,8 @@ static void cb_plan_build(cb_plan *p)
     }
     c->spatial = (int)op->conv.nsp;
     cb_dtype(op->t[CB_T_X].dtype, &c->dtype);
-    c->compute = TFL_COMPUTE_32F;
+    /* fp32 accumulation for fp32/fp16/bf16 data, as cuDNN's FLOAT compute */
+    c->compute = c->dtype == TFL_DT_F64 ? TFL_COMPUTE_64F : TFL_COMPUTE_32F;
     c->cross_correlation = op->conv.mode == CUDNN_CROSS_CORRELATION;
     c->groups = op->t[CB_T_X].dims[1] / op->t[CB_T_W].dims[1];
     for (int i = 0; i < c->spatial; i++) {

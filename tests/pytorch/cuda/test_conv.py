@@ -212,3 +212,82 @@ def test_tiny_cnn_training_matches_cpu(cuda):
     assert losses_r[-1] != losses_r[0]
     for (name, p), q in zip(ref.named_parameters(), dev.parameters()):
         torch.testing.assert_close(q.detach().cpu(), p.detach(), rtol=1e-4, atol=1e-5, msg=name)
+
+
+@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1),
+                                dict(stride=1, padding=0),
+                                dict(stride=2, padding=1, groups=2),
+                                dict(stride=3, padding=2, dilation=2)],
+                         ids=["s2p1op1", "s1p0", "s2g2", "s3d2"])
+def test_conv_transpose2d(cuda, kw):
+    # the forward of a transposed conv is cuDNN's backward data, its
+    # backward a forward conv plus a backward filter
+    g = torch.Generator().manual_seed(14)
+    groups = kw.get("groups", 1)
+    x = torch.randn(2, 4, 5, 6, generator=g)
+    w = torch.randn(4, 6 // groups, 3, 3, generator=g)
+    b = torch.randn(6, generator=g)
+    xr, wr = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+    yr = F.conv_transpose2d(xr, wr, b, **kw)
+    dy = torch.randn(yr.shape, generator=g)
+    yr.backward(dy)
+    xc, wc = x.to(cuda).requires_grad_(True), w.to(cuda).requires_grad_(True)
+    y = F.conv_transpose2d(xc, wc, b.to(cuda), **kw)
+    y.backward(dy.to(cuda))
+    _close(y.detach(), yr.detach())
+    _close(xc.grad, xr.grad)
+    _close(wc.grad, wr.grad)
+
+
+def test_conv2d_float64(cuda):
+    x, w, b, kw = _inputs(CASES[3], 15, torch.float64)
+    xr, wr = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+    yr = F.conv2d(xr, wr, b, **kw)
+    dy = torch.randn(yr.shape, generator=torch.Generator().manual_seed(16), dtype=torch.float64)
+    yr.backward(dy)
+    xc, wc = x.to(cuda).requires_grad_(True), w.to(cuda).requires_grad_(True)
+    y = F.conv2d(xc, wc, b.to(cuda), **kw)
+    y.backward(dy.to(cuda))
+    for got, want in ((y.detach(), yr.detach()), (xc.grad, xr.grad), (wc.grad, wr.grad)):
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_conv2d_depthwise_float64(cuda):
+    # PyTorch's own depthwise kernels (not cuDNN) for fp64 too
+    x, w, b, kw = _inputs(CASES[8], 17, torch.float64)
+    torch.testing.assert_close(F.conv2d(x.to(cuda), w.to(cuda), b.to(cuda), **kw).cpu(),
+                               F.conv2d(x, w, b, **kw), rtol=1e-12, atol=1e-12)
+
+
+@pytest.fixture
+def cudnn_flags():
+    bench, det = torch.backends.cudnn.benchmark, torch.are_deterministic_algorithms_enabled()
+    yield
+    torch.backends.cudnn.benchmark = bench
+    torch.use_deterministic_algorithms(det)
+
+
+@pytest.mark.parametrize("mode", ["benchmark", "deterministic"])
+def test_conv2d_cudnn_modes(cuda, cudnn_flags, mode):
+    # benchmark: PyTorch times every plan it can build (cudnnFind path);
+    # deterministic: it filters engines by their notes
+    if mode == "benchmark":
+        torch.backends.cudnn.benchmark = True
+    else:
+        torch.use_deterministic_algorithms(True)
+    x, w, b, kw = _inputs(CASES[2], 18)
+    y_ref = F.conv2d(x, w, b, **kw)
+    dy = torch.randn(y_ref.shape, generator=torch.Generator().manual_seed(19))
+    want = _grads(x, w, b, kw, dy)
+    got = _grads(x.to(cuda), w.to(cuda), b.to(cuda), kw, dy.to(cuda))
+    for g_, w_ in zip(got, want):
+        _close(g_, w_)
+
+
+def test_fused_conv_graph_raises(cuda):
+    # conv + bias + relu as one cuDNN graph is not supported: PyTorch must
+    # get a cuDNN error (a RuntimeError), and the process goes on
+    x, w, _, _ = _inputs(CASES[0], 20)
+    with pytest.raises(RuntimeError, match="cudnn|CUDNN"):
+        torch.cudnn_convolution_relu(x.to(cuda), w.to(cuda), None, (1, 1), (1, 1), (1, 1), 1)
+    _close(F.conv2d(x.to(cuda), w.to(cuda), padding=1), F.conv2d(x, w, padding=1))
