@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "backends/host/ops_conv.h"
 #include "common/half.h"
 
 static int failures, checks;
@@ -239,8 +240,9 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
                 r++;
             } while (next(sp, sizes, idx));
         }
-    CHECK(bad == 0, "mode %d sp %d n%d c%d k%d g%d cl%d dt%d flip%d: %d mismatches", (int)mode, sp,
-          cc->n, cc->c, cc->k, cc->groups, cc->channels_last, (int)cc->dt, cc->flip, bad);
+    CHECK(bad == 0, "path %d mode %d sp %d n%d c%d k%d g%d cl%d dt%d flip%d: %d mismatches",
+          host_conv_force_path, (int)mode, sp, cc->n, cc->c, cc->k, cc->groups,
+          cc->channels_last, (int)cc->dt, cc->flip, bad);
     free(ref);
     free(prev);
     free(bias);
@@ -249,11 +251,17 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
     free(op.y.data);
 }
 
+/* Every case through each kernel: the shape's own choice, im2col + GEMM
+ * and the direct loops. */
 static void run_all_modes(const ccase *cc)
 {
-    run_case(cc, TFL_CONV_FWD);
-    run_case(cc, TFL_CONV_BWD_DATA);
-    run_case(cc, TFL_CONV_BWD_FILTER);
+    for (int path = 0; path < 3; path++) {
+        host_conv_force_path = path;
+        run_case(cc, TFL_CONV_FWD);
+        run_case(cc, TFL_CONV_BWD_DATA);
+        run_case(cc, TFL_CONV_BWD_FILTER);
+    }
+    host_conv_force_path = 0;
 }
 
 int main(void)

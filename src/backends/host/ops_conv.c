@@ -13,6 +13,8 @@
  * allocations), as for every host op.
  */
 #include "backends/host/host_ops.h"
+#include "backends/host/host_par.h"
+#include "backends/host/ops_conv.h"
 
 #include <cblas.h>
 #include <stdlib.h>
@@ -96,6 +98,8 @@ int host_conv_supported(const tfl_conv_op *op)
     return cv_geom_fill(op, &g);
 }
 
+int host_conv_force_path;
+
 /* ---------------------------------------------- element access */
 
 static inline float cv_load(tfl_dtype dt, const void *p, int64_t i)
@@ -146,6 +150,24 @@ static inline int64_t cv_coord(const cv_geom *g, int i, int64_t o, int64_t t)
 {
     int64_t tap = g->flip ? g->ker[i] - 1 - t : t;
     return o * g->str[i] - g->pad[i] + tap * g->dil[i];
+}
+
+/* Along dim i, kernel tap t reads input o * stride + *off for output o;
+ * the outputs whose input is inside [0, in) are [*lo, *hi). */
+static inline void cv_range(const cv_geom *g, int i, int64_t t, int64_t *lo, int64_t *hi,
+                            int64_t *off)
+{
+    int64_t tap = g->flip ? g->ker[i] - 1 - t : t;
+    int64_t o = tap * g->dil[i] - g->pad[i], s = g->str[i];
+    int64_t l = o >= 0 ? 0 : (-o + s - 1) / s;
+    int64_t h = g->in[i] - 1 - o < 0 ? 0 : (g->in[i] - 1 - o) / s + 1;
+    if (h > g->out[i])
+        h = g->out[i];
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+    *off = o;
 }
 
 /* A 1x1 kernel with unit stride and no padding reads x as it is. */

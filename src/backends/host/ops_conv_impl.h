@@ -66,26 +66,35 @@ static void CV_FN(cv_scatter)(const tfl_conv_tensor *t, int sp, tfl_dtype dt, co
  * the padding; x holds cg channels of one image. */
 static void CV_FN(cv_im2col)(const cv_geom *g, const CV_T *restrict x, CV_T *restrict col)
 {
+    const int64_t w = g->out[2], s2 = g->str[2];
     for (int64_t c = 0; c < g->cg; c++) {
         const CV_T *xc = x + c * g->ip;
         for (int64_t t0 = 0; t0 < g->ker[0]; t0++)
             for (int64_t t1 = 0; t1 < g->ker[1]; t1++)
                 for (int64_t t2 = 0; t2 < g->ker[2]; t2++) {
+                    int64_t lo, hi, off;
+                    cv_range(g, 2, t2, &lo, &hi, &off);
                     for (int64_t o0 = 0; o0 < g->out[0]; o0++) {
                         int64_t i0 = cv_coord(g, 0, o0, t0);
                         for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
                             int64_t i1 = cv_coord(g, 1, o1, t1);
                             CV_T *restrict dst = col;
-                            col += g->out[2];
+                            col += w;
                             if (i0 < 0 || i0 >= g->in[0] || i1 < 0 || i1 >= g->in[1]) {
-                                memset(dst, 0, (size_t)g->out[2] * sizeof(CV_T));
+                                memset(dst, 0, (size_t)w * sizeof(CV_T));
                                 continue;
                             }
-                            const CV_T *row = xc + (i0 * g->in[1] + i1) * g->in[2];
-                            for (int64_t o2 = 0; o2 < g->out[2]; o2++) {
-                                int64_t i2 = cv_coord(g, 2, o2, t2);
-                                dst[o2] = (i2 >= 0 && i2 < g->in[2]) ? row[i2] : (CV_T)0;
-                            }
+                            /* o2 in [lo, hi) reads row[o2 * s2 + off], inside the row */
+                            const CV_T *restrict row = xc + (i0 * g->in[1] + i1) * g->in[2];
+                            for (int64_t o2 = 0; o2 < lo; o2++)
+                                dst[o2] = 0;
+                            if (s2 == 1 && hi > lo)
+                                memcpy(dst + lo, row + lo + off, (size_t)(hi - lo) * sizeof(CV_T));
+                            else
+                                for (int64_t o2 = lo; o2 < hi; o2++)
+                                    dst[o2] = row[o2 * s2 + off];
+                            for (int64_t o2 = hi; o2 < w; o2++)
+                                dst[o2] = 0;
                         }
                     }
                 }
@@ -95,29 +104,188 @@ static void CV_FN(cv_im2col)(const cv_geom *g, const CV_T *restrict x, CV_T *res
 /* The adjoint of cv_im2col: x[c][input] += col[...] (x pre-zeroed). */
 static void CV_FN(cv_col2im)(const cv_geom *g, const CV_T *restrict col, CV_T *restrict x)
 {
+    const int64_t w = g->out[2], s2 = g->str[2];
     for (int64_t c = 0; c < g->cg; c++) {
         CV_T *xc = x + c * g->ip;
         for (int64_t t0 = 0; t0 < g->ker[0]; t0++)
             for (int64_t t1 = 0; t1 < g->ker[1]; t1++)
                 for (int64_t t2 = 0; t2 < g->ker[2]; t2++) {
+                    int64_t lo, hi, off;
+                    cv_range(g, 2, t2, &lo, &hi, &off);
                     for (int64_t o0 = 0; o0 < g->out[0]; o0++) {
                         int64_t i0 = cv_coord(g, 0, o0, t0);
                         for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
                             int64_t i1 = cv_coord(g, 1, o1, t1);
-                            const CV_T *src = col;
-                            col += g->out[2];
+                            const CV_T *restrict src = col;
+                            col += w;
                             if (i0 < 0 || i0 >= g->in[0] || i1 < 0 || i1 >= g->in[1])
                                 continue;
-                            CV_T *row = xc + (i0 * g->in[1] + i1) * g->in[2];
-                            for (int64_t o2 = 0; o2 < g->out[2]; o2++) {
-                                int64_t i2 = cv_coord(g, 2, o2, t2);
-                                if (i2 >= 0 && i2 < g->in[2])
-                                    row[i2] += src[o2];
-                            }
+                            CV_T *restrict row = xc + (i0 * g->in[1] + i1) * g->in[2];
+                            if (s2 == 1)
+                                for (int64_t o2 = lo; o2 < hi; o2++)
+                                    row[o2 + off] += src[o2];
+                            else
+                                for (int64_t o2 = lo; o2 < hi; o2++)
+                                    row[o2 * s2 + off] += src[o2];
                         }
                     }
                 }
     }
+}
+
+/* ---------------------------------------- small groups, in parallel */
+
+/* Depthwise-like convolutions (few channels per group, small kernels)
+ * make GEMMs too small for OpenBLAS and im2col matrices kk times the
+ * input: these direct loops run them instead, one (output channel, input
+ * channel) plane pair at a time (planes stay in cache), the inner loop
+ * over a contiguous output row, with the images split over the cores. */
+
+/* Calls body(xr, yr, lo, hi, off, s2, wi) for every valid (tap, output
+ * row) of one plane pair: xr an input row, yr an output row, outputs
+ * [lo, hi) of the row read xr[o2 * s2 + off], wi the tap's index. */
+#define CV_TAPS(g, xplane, yplane, body)                                               \
+    for (int64_t t0 = 0; t0 < (g)->ker[0]; t0++)                                        \
+        for (int64_t t1 = 0; t1 < (g)->ker[1]; t1++)                                    \
+            for (int64_t t2 = 0; t2 < (g)->ker[2]; t2++) {                              \
+                int64_t lo, hi, off, wi = (t0 * (g)->ker[1] + t1) * (g)->ker[2] + t2;   \
+                const int64_t s2 = (g)->str[2];                                         \
+                cv_range((g), 2, t2, &lo, &hi, &off);                                   \
+                if (lo >= hi)                                                           \
+                    continue;                                                           \
+                for (int64_t o0 = 0; o0 < (g)->out[0]; o0++) {                          \
+                    int64_t i0 = cv_coord((g), 0, o0, t0);                              \
+                    if (i0 < 0 || i0 >= (g)->in[0])                                     \
+                        continue;                                                       \
+                    for (int64_t o1 = 0; o1 < (g)->out[1]; o1++) {                      \
+                        int64_t i1 = cv_coord((g), 1, o1, t1);                          \
+                        if (i1 < 0 || i1 >= (g)->in[1])                                 \
+                            continue;                                                   \
+                        CV_T *xr = (CV_T *)(xplane) + (i0 * (g)->in[1] + i1) * (g)->in[2]; \
+                        CV_T *yr = (CV_T *)(yplane) + (o0 * (g)->out[1] + o1) * (g)->out[2]; \
+                        body                                                            \
+                    }                                                                   \
+                }                                                                       \
+            }
+
+/* y += w (*) x for one plane pair. */
+static void CV_FN(cv_direct_fwd)(const cv_geom *g, const CV_T *x, const CV_T *w, CV_T *y)
+{
+    CV_TAPS(g, x, y, {
+        const CV_T wv = w[wi];
+        if (s2 == 1)
+            for (int64_t o2 = lo; o2 < hi; o2++)
+                yr[o2] += wv * xr[o2 + off];
+        else
+            for (int64_t o2 = lo; o2 < hi; o2++)
+                yr[o2] += wv * xr[o2 * s2 + off];
+    })
+}
+
+/* dx += w (*)^T dy for one plane pair. */
+static void CV_FN(cv_direct_bwd_data)(const cv_geom *g, CV_T *dx, const CV_T *w, const CV_T *dy)
+{
+    CV_TAPS(g, dx, dy, {
+        const CV_T wv = w[wi];
+        if (s2 == 1)
+            for (int64_t o2 = lo; o2 < hi; o2++)
+                xr[o2 + off] += wv * yr[o2];
+        else
+            for (int64_t o2 = lo; o2 < hi; o2++)
+                xr[o2 * s2 + off] += wv * yr[o2];
+    })
+}
+
+/* dw += x (*) dy for one plane pair. */
+static void CV_FN(cv_direct_bwd_filter)(const cv_geom *g, const CV_T *x, CV_T *dw, const CV_T *dy)
+{
+    CV_TAPS(g, x, dy, {
+        CV_T acc = 0;
+        if (s2 == 1)
+            for (int64_t o2 = lo; o2 < hi; o2++)
+                acc += yr[o2] * xr[o2 + off];
+        else
+            for (int64_t o2 = lo; o2 < hi; o2++)
+                acc += yr[o2] * xr[o2 * s2 + off];
+        dw[wi] += acc;
+    })
+}
+
+typedef struct CV_FN(cv_job) {
+    const cv_geom *g;
+    tfl_conv_mode mode;
+    const CV_T *x, *w, *dy;      /* inputs of the mode (dense)          */
+    CV_T *out;                   /* y (fwd) or dx (bwd data), dense      */
+    CV_T *acc;                   /* bwd filter: parts x (k x rows)       */
+    int parts;
+} CV_FN(cv_job);
+
+static void CV_FN(cv_part)(void *ctx, int part)
+{
+    const CV_FN(cv_job) *j = ctx;
+    const cv_geom *g = j->g;
+    int64_t rows = g->cg * g->kk;
+    int64_t n0 = g->n * part / j->parts, n1 = g->n * (part + 1) / j->parts;
+    CV_T *acc = j->acc ? j->acc + (int64_t)part * g->k * rows : NULL;
+    if (acc)
+        memset(acc, 0, (size_t)(g->k * rows) * sizeof(CV_T));
+    if (j->mode == TFL_CONV_FWD)
+        memset(j->out + n0 * g->k * g->op, 0, (size_t)((n1 - n0) * g->k * g->op) * sizeof(CV_T));
+    if (j->mode == TFL_CONV_BWD_DATA)
+        memset(j->out + n0 * g->c * g->ip, 0, (size_t)((n1 - n0) * g->c * g->ip) * sizeof(CV_T));
+    for (int64_t n = n0; n < n1; n++)
+        for (int64_t k = 0; k < g->k; k++) {
+            int64_t gi = k / g->kg;
+            for (int64_t c = 0; c < g->cg; c++) {
+                int64_t xo = (n * g->c + gi * g->cg + c) * g->ip, yo = (n * g->k + k) * g->op;
+                int64_t wo = (k * g->cg + c) * g->kk;
+                switch (j->mode) {
+                case TFL_CONV_FWD:
+                    CV_FN(cv_direct_fwd)(g, j->x + xo, j->w + wo, j->out + yo);
+                    break;
+                case TFL_CONV_BWD_DATA:
+                    CV_FN(cv_direct_bwd_data)(g, j->out + xo, j->w + wo, j->dy + yo);
+                    break;
+                case TFL_CONV_BWD_FILTER:
+                    CV_FN(cv_direct_bwd_filter)(g, j->x + xo, acc + wo, j->dy + yo);
+                    break;
+                }
+            }
+        }
+}
+
+/* Run a mode with the loops above; 0 if out of memory. */
+static int CV_FN(cv_small)(const cv_geom *g, tfl_conv_mode mode, CV_T *x, CV_T *w, CV_T *dy, CV_T *out)
+{
+    int parts = host_par_threads();
+    if (parts > g->n)
+        parts = (int)(g->n > 0 ? g->n : 1);
+    int64_t nw = g->k * g->cg * g->kk;
+    CV_FN(cv_job) j = {g, mode, x, w, dy, out, NULL, parts};
+    if (mode == TFL_CONV_BWD_FILTER) {
+        j.acc = malloc((size_t)(parts * nw) * sizeof(CV_T));
+        if (!j.acc)
+            return 0;
+    }
+    host_parallel(parts, CV_FN(cv_part), &j);
+    if (mode == TFL_CONV_BWD_FILTER) {
+        /* out is dw: the sum of the parts' accumulators */
+        memcpy(out, j.acc, (size_t)nw * sizeof(CV_T));
+        for (int p = 1; p < parts; p++)
+            for (int64_t i = 0; i < nw; i++)
+                out[i] += j.acc[p * nw + i];
+        free(j.acc);
+    }
+    return 1;
+}
+
+/* Small groups go to cv_small: few channels per group (depthwise: 1
+ * and 1, or a small multiplier) and a small kernel. */
+static int CV_FN(cv_is_small)(const cv_geom *g)
+{
+    if (host_conv_force_path)
+        return host_conv_force_path == 2;
+    return g->kg <= 4 && g->cg <= 4 && g->kk <= 49;
 }
 
 /* ------------------------------------------------------------ the op */
@@ -193,6 +361,32 @@ static tfl_status CV_FN(cv_run)(const tfl_conv_op *op, const cv_geom *gp, int nd
         goto out;
     }
     CV_T alpha = (CV_T)op->alpha, beta = (CV_T)op->beta;
+    if (CV_FN(cv_is_small)(&g)) {
+        switch (op->mode) {
+        case TFL_CONV_FWD:
+            CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
+            CV_FN(cv_gather)(&op->w, op->spatial, op->dtype, w);
+            if (!CV_FN(cv_small)(&g, op->mode, x, w, NULL, y))
+                break;
+            CV_FN(cv_scatter)(&op->y, op->spatial, op->dtype, y, alpha, beta, op->bias);
+            goto out;
+        case TFL_CONV_BWD_DATA:
+            CV_FN(cv_gather)(&op->w, op->spatial, op->dtype, w);
+            CV_FN(cv_gather)(&op->y, op->spatial, op->dtype, y);
+            if (!CV_FN(cv_small)(&g, op->mode, NULL, w, y, x))
+                break;
+            CV_FN(cv_scatter)(&op->x, op->spatial, op->dtype, x, alpha, beta, NULL);
+            goto out;
+        case TFL_CONV_BWD_FILTER:
+            CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
+            CV_FN(cv_gather)(&op->y, op->spatial, op->dtype, y);
+            if (!CV_FN(cv_small)(&g, op->mode, x, NULL, y, w))
+                break;
+            CV_FN(cv_scatter)(&op->w, op->spatial, op->dtype, w, alpha, beta, NULL);
+            goto out;
+        }
+        /* out of memory for the per-core scratch: the serial path below */
+    }
     switch (op->mode) {
     case TFL_CONV_FWD:
         CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
