@@ -170,6 +170,19 @@ static inline void cv_range(const cv_geom *g, int i, int64_t t, int64_t *lo, int
     *off = o;
 }
 
+/* Is t dense N,C,spatial (row-major, no gaps)?  Size-1 dims' strides do
+ * not matter. */
+static int cv_dense(const tfl_conv_tensor *t, int nd)
+{
+    int64_t want = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        if (t->dims[i] != 1 && t->strides[i] != want)
+            return 0;
+        want *= t->dims[i];
+    }
+    return 1;
+}
+
 /* A 1x1 kernel with unit stride and no padding reads x as it is. */
 static int cv_identity_cols(const cv_geom *g)
 {

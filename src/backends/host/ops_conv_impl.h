@@ -344,73 +344,57 @@ static void CV_FN(cv_backward_filter)(const cv_geom *g, const CV_T *x, CV_T *dw,
         }
 }
 
-/* Run op (geometry g) in CV_T: gather, compute, scatter. */
+/* Run op (geometry g) in CV_T: gather the inputs, compute, scatter the
+ * output.  An operand already dense in CV_T is used where it lies (no
+ * copy), and so is the output when nothing is to be added to it
+ * (alpha 1, beta 0, no bias). */
 static tfl_status CV_FN(cv_run)(const tfl_conv_op *op, const cv_geom *gp, int nd)
 {
     cv_geom g = *gp;
-    int64_t nx = cv_elems(&op->x, nd), nw = cv_elems(&op->w, nd), ny = cv_elems(&op->y, nd);
-    int64_t ncol = g.cg * g.kk * g.op;
-    CV_T *x = malloc((size_t)(nx ? nx : 1) * sizeof(CV_T));
-    CV_T *w = malloc((size_t)(nw ? nw : 1) * sizeof(CV_T));
-    CV_T *y = malloc((size_t)(ny ? ny : 1) * sizeof(CV_T));
-    CV_T *col = malloc((size_t)(ncol ? ncol : 1) * sizeof(CV_T));
-    tfl_status st = TFL_OK;
-    if (!x || !w || !y || !col) {
-        tfl_error("conv: out of host memory for %lld-element buffers", (long long)ncol);
-        st = TFL_ERR_NOMEM;
-        goto out;
-    }
+    const tfl_conv_tensor *ts[3] = {&op->x, &op->w, &op->y};
+    int out_i = op->mode == TFL_CONV_FWD ? 2 : op->mode == TFL_CONV_BWD_DATA ? 0 : 1;
     CV_T alpha = (CV_T)op->alpha, beta = (CV_T)op->beta;
-    if (CV_FN(cv_is_small)(&g)) {
-        switch (op->mode) {
-        case TFL_CONV_FWD:
-            CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
-            CV_FN(cv_gather)(&op->w, op->spatial, op->dtype, w);
-            if (!CV_FN(cv_small)(&g, op->mode, x, w, NULL, y))
-                break;
-            CV_FN(cv_scatter)(&op->y, op->spatial, op->dtype, y, alpha, beta, op->bias);
-            goto out;
-        case TFL_CONV_BWD_DATA:
-            CV_FN(cv_gather)(&op->w, op->spatial, op->dtype, w);
-            CV_FN(cv_gather)(&op->y, op->spatial, op->dtype, y);
-            if (!CV_FN(cv_small)(&g, op->mode, NULL, w, y, x))
-                break;
-            CV_FN(cv_scatter)(&op->x, op->spatial, op->dtype, x, alpha, beta, NULL);
-            goto out;
-        case TFL_CONV_BWD_FILTER:
-            CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
-            CV_FN(cv_gather)(&op->y, op->spatial, op->dtype, y);
-            if (!CV_FN(cv_small)(&g, op->mode, x, NULL, y, w))
-                break;
-            CV_FN(cv_scatter)(&op->w, op->spatial, op->dtype, w, alpha, beta, NULL);
+    CV_T *buf[3] = {NULL, NULL, NULL}, *own[3] = {NULL, NULL, NULL};
+    tfl_status st = TFL_OK;
+    for (int i = 0; i < 3; i++) {
+        int in_place = cv_dense(ts[i], nd) && op->dtype == CV_NATIVE &&
+                       (i != out_i || (alpha == 1 && beta == 0 && !op->bias));
+        if (in_place) {
+            buf[i] = ts[i]->data;
+            continue;
+        }
+        int64_t n = cv_elems(ts[i], nd);
+        buf[i] = own[i] = malloc((size_t)(n ? n : 1) * sizeof(CV_T));
+        if (!own[i]) {
+            tfl_error("conv: out of host memory for a %lld-element operand", (long long)n);
+            st = TFL_ERR_NOMEM;
             goto out;
         }
-        /* out of memory for the per-core scratch: the serial path below */
+        if (i != out_i)
+            CV_FN(cv_gather)(ts[i], op->spatial, op->dtype, own[i]);
     }
-    switch (op->mode) {
-    case TFL_CONV_FWD:
-        CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
-        CV_FN(cv_gather)(&op->w, op->spatial, op->dtype, w);
-        CV_FN(cv_forward)(&g, x, w, y, col);
-        CV_FN(cv_scatter)(&op->y, op->spatial, op->dtype, y, alpha, beta, op->bias);
-        break;
-    case TFL_CONV_BWD_DATA:
-        CV_FN(cv_gather)(&op->w, op->spatial, op->dtype, w);
-        CV_FN(cv_gather)(&op->y, op->spatial, op->dtype, y);
-        CV_FN(cv_backward_data)(&g, x, w, y, col);
-        CV_FN(cv_scatter)(&op->x, op->spatial, op->dtype, x, alpha, beta, NULL);
-        break;
-    case TFL_CONV_BWD_FILTER:
-        CV_FN(cv_gather)(&op->x, op->spatial, op->dtype, x);
-        CV_FN(cv_gather)(&op->y, op->spatial, op->dtype, y);
-        CV_FN(cv_backward_filter)(&g, x, w, y, col);
-        CV_FN(cv_scatter)(&op->w, op->spatial, op->dtype, w, alpha, beta, NULL);
-        break;
+    CV_T *x = buf[0], *w = buf[1], *y = buf[2];
+    if (!CV_FN(cv_is_small)(&g) || !CV_FN(cv_small)(&g, op->mode, x, w, y, buf[out_i])) {
+        /* im2col + GEMM (also when the direct loops had no memory) */
+        int64_t ncol = g.cg * g.kk * g.op;
+        CV_T *col = malloc((size_t)(ncol ? ncol : 1) * sizeof(CV_T));
+        if (!col) {
+            tfl_error("conv: out of host memory for a %lld-element im2col matrix", (long long)ncol);
+            st = TFL_ERR_NOMEM;
+            goto out;
+        }
+        switch (op->mode) {
+        case TFL_CONV_FWD: CV_FN(cv_forward)(&g, x, w, y, col); break;
+        case TFL_CONV_BWD_DATA: CV_FN(cv_backward_data)(&g, x, w, y, col); break;
+        case TFL_CONV_BWD_FILTER: CV_FN(cv_backward_filter)(&g, x, w, y, col); break;
+        }
+        free(col);
     }
+    if (own[out_i])
+        CV_FN(cv_scatter)(ts[out_i], op->spatial, op->dtype, own[out_i], alpha, beta,
+                          op->mode == TFL_CONV_FWD ? op->bias : NULL);
 out:
-    free(x);
-    free(w);
-    free(y);
-    free(col);
+    for (int i = 0; i < 3; i++)
+        free(own[i]);
     return st;
 }
