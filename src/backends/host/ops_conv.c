@@ -192,6 +192,41 @@ static int cv_identity_cols(const cv_geom *g)
     return 1;
 }
 
+/* Unit strides: with the input plane copied into a zero-padded buffer
+ * (extent e = out + dil * (k - 1) per dim), output (o0, o1, o2) and tap t
+ * read padded element o + shift(t), so with outputs laid out at the
+ * padded pitch every tap is ONE contiguous loop over the whole plane
+ * (the columns past out2 / rows past out1 are computed and ignored, or
+ * held at zero on the gradient side).  Much longer loops than a row. */
+typedef struct cv_flat {
+    int64_t e[3], pitch1, pitch0, len, size;   /* padded extents, strides   */
+} cv_flat;
+
+static int cv_flat_ok(const cv_geom *g, cv_flat *f)
+{
+    for (int i = 0; i < 3; i++) {
+        if (g->str[i] != 1)
+            return 0;
+        f->e[i] = g->out[i] + g->dil[i] * (g->ker[i] - 1);
+    }
+    f->pitch1 = f->e[2];
+    f->pitch0 = f->e[1] * f->e[2];
+    f->size = f->e[0] * f->pitch0;
+    f->len = (g->out[0] - 1) * f->pitch0 + (g->out[1] - 1) * f->pitch1 + g->out[2];
+    return g->op > 0;
+}
+
+/* Flat offset of tap (t0, t1, t2) (flipped for CUDNN_CONVOLUTION). */
+static inline int64_t cv_flat_shift(const cv_geom *g, const cv_flat *f, int64_t t0, int64_t t1, int64_t t2)
+{
+    if (g->flip) {
+        t0 = g->ker[0] - 1 - t0;
+        t1 = g->ker[1] - 1 - t1;
+        t2 = g->ker[2] - 1 - t2;
+    }
+    return t0 * g->dil[0] * f->pitch0 + t1 * g->dil[1] * f->pitch1 + t2 * g->dil[2];
+}
+
 /* ----------------------------------------- the typed instances */
 
 #define CV_T float

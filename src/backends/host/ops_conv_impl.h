@@ -211,6 +211,88 @@ static void CV_FN(cv_direct_bwd_filter)(const cv_geom *g, const CV_T *x, CV_T *d
     })
 }
 
+/* Input plane <-> padded buffer: dir 0 copies x in (the rest zero), dir 1
+ * adds the buffer's interior to x. */
+static void CV_FN(cv_flat_io)(const cv_geom *g, const cv_flat *f, CV_T *x, CV_T *xp, int dir)
+{
+    if (dir == 0)
+        memset(xp, 0, (size_t)f->size * sizeof(CV_T));
+    for (int64_t i0 = 0; i0 < g->in[0]; i0++) {
+        int64_t p0 = i0 + g->pad[0];
+        if (p0 >= f->e[0])
+            break;
+        for (int64_t i1 = 0; i1 < g->in[1]; i1++) {
+            int64_t p1 = i1 + g->pad[1];
+            if (p1 >= f->e[1])
+                break;
+            int64_t w = g->in[2];
+            if (g->pad[2] + w > f->e[2])
+                w = f->e[2] - g->pad[2];
+            CV_T *restrict xr = x + (i0 * g->in[1] + i1) * g->in[2];
+            CV_T *restrict pr = xp + p0 * f->pitch0 + p1 * f->pitch1 + g->pad[2];
+            if (dir == 0)
+                memcpy(pr, xr, (size_t)(w > 0 ? w : 0) * sizeof(CV_T));
+            else
+                for (int64_t i2 = 0; i2 < w; i2++)
+                    xr[i2] += pr[i2];
+        }
+    }
+}
+
+/* Output plane <-> pitched buffer: dir 0 copies y in (gaps zero), dir 1
+ * copies the valid part out to y. */
+static void CV_FN(cv_flat_out)(const cv_geom *g, const cv_flat *f, CV_T *y, CV_T *yf, int dir)
+{
+    if (dir == 0)
+        memset(yf, 0, (size_t)f->len * sizeof(CV_T));
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+        for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
+            CV_T *yr = y + (o0 * g->out[1] + o1) * g->out[2];
+            CV_T *fr = yf + o0 * f->pitch0 + o1 * f->pitch1;
+            if (dir == 0)
+                memcpy(fr, yr, (size_t)g->out[2] * sizeof(CV_T));
+            else
+                memcpy(yr, fr, (size_t)g->out[2] * sizeof(CV_T));
+        }
+}
+
+/* One plane pair on the padded layout: xp the padded input (or its
+ * gradient), yf the pitched output (or its gradient), w the taps. */
+static void CV_FN(cv_flat_pair)(const cv_geom *g, const cv_flat *f, tfl_conv_mode mode,
+                                CV_T *restrict xp, CV_T *restrict yf, const CV_T *w, CV_T *dw)
+{
+    const int64_t len = f->len;
+    for (int64_t t0 = 0; t0 < g->ker[0]; t0++)
+        for (int64_t t1 = 0; t1 < g->ker[1]; t1++)
+            for (int64_t t2 = 0; t2 < g->ker[2]; t2++) {
+                int64_t wi = (t0 * g->ker[1] + t1) * g->ker[2] + t2;
+                CV_T *restrict xs = xp + cv_flat_shift(g, f, t0, t1, t2);
+                if (mode == TFL_CONV_FWD) {
+                    const CV_T wv = w[wi];
+                    for (int64_t j = 0; j < len; j++)
+                        yf[j] += wv * xs[j];
+                } else if (mode == TFL_CONV_BWD_DATA) {
+                    const CV_T wv = w[wi];
+                    for (int64_t j = 0; j < len; j++)
+                        xs[j] += wv * yf[j];
+                } else {
+                    /* 16 partial sums: a dot product the compiler can
+                     * vectorise without reassociating one accumulator */
+                    CV_T part[16] = {0};
+                    int64_t j = 0;
+                    for (; j + 16 <= len; j += 16)
+                        for (int l = 0; l < 16; l++)
+                            part[l] += yf[j + l] * xs[j + l];
+                    CV_T acc = 0;
+                    for (; j < len; j++)
+                        acc += yf[j] * xs[j];
+                    for (int l = 0; l < 16; l++)
+                        acc += part[l];
+                    dw[wi] += acc;
+                }
+            }
+}
+
 typedef struct CV_FN(cv_job) {
     const cv_geom *g;
     tfl_conv_mode mode;
@@ -233,25 +315,59 @@ static void CV_FN(cv_part)(void *ctx, int part)
         memset(j->out + n0 * g->k * g->op, 0, (size_t)((n1 - n0) * g->k * g->op) * sizeof(CV_T));
     if (j->mode == TFL_CONV_BWD_DATA)
         memset(j->out + n0 * g->c * g->ip, 0, (size_t)((n1 - n0) * g->c * g->ip) * sizeof(CV_T));
+    /* unit strides: the padded layout (scratch per part; without it, or
+     * with strides, the row loops) */
+    cv_flat f;
+    CV_T *xp = NULL, *yf = NULL;
+    if (cv_flat_ok(g, &f)) {
+        xp = malloc((size_t)f.size * sizeof(CV_T));
+        yf = malloc((size_t)f.len * sizeof(CV_T));
+        if (!xp || !yf) {
+            free(xp);
+            free(yf);
+            xp = yf = NULL;
+        }
+    }
     for (int64_t n = n0; n < n1; n++)
         for (int64_t k = 0; k < g->k; k++) {
             int64_t gi = k / g->kg;
+            CV_T *yk = (j->mode == TFL_CONV_FWD ? j->out : (CV_T *)j->dy) + (n * g->k + k) * g->op;
+            if (xp && j->mode == TFL_CONV_FWD)
+                memset(yf, 0, (size_t)f.len * sizeof(CV_T));
+            else if (xp)
+                CV_FN(cv_flat_out)(g, &f, yk, yf, 0);
             for (int64_t c = 0; c < g->cg; c++) {
-                int64_t xo = (n * g->c + gi * g->cg + c) * g->ip, yo = (n * g->k + k) * g->op;
+                int64_t xo = (n * g->c + gi * g->cg + c) * g->ip;
                 int64_t wo = (k * g->cg + c) * g->kk;
+                CV_T *xc = (j->mode == TFL_CONV_BWD_DATA ? j->out : (CV_T *)j->x) + xo;
+                if (xp) {
+                    if (j->mode == TFL_CONV_BWD_DATA)
+                        memset(xp, 0, (size_t)f.size * sizeof(CV_T));
+                    else
+                        CV_FN(cv_flat_io)(g, &f, xc, xp, 0);
+                    CV_FN(cv_flat_pair)(g, &f, j->mode, xp, yf, j->w ? j->w + wo : NULL,
+                                        acc ? acc + wo : NULL);
+                    if (j->mode == TFL_CONV_BWD_DATA)
+                        CV_FN(cv_flat_io)(g, &f, xc, xp, 1);
+                    continue;
+                }
                 switch (j->mode) {
                 case TFL_CONV_FWD:
-                    CV_FN(cv_direct_fwd)(g, j->x + xo, j->w + wo, j->out + yo);
+                    CV_FN(cv_direct_fwd)(g, xc, j->w + wo, yk);
                     break;
                 case TFL_CONV_BWD_DATA:
-                    CV_FN(cv_direct_bwd_data)(g, j->out + xo, j->w + wo, j->dy + yo);
+                    CV_FN(cv_direct_bwd_data)(g, xc, j->w + wo, yk);
                     break;
                 case TFL_CONV_BWD_FILTER:
-                    CV_FN(cv_direct_bwd_filter)(g, j->x + xo, acc + wo, j->dy + yo);
+                    CV_FN(cv_direct_bwd_filter)(g, xc, acc + wo, yk);
                     break;
                 }
             }
+            if (xp && j->mode == TFL_CONV_FWD)
+                CV_FN(cv_flat_out)(g, &f, yk, yf, 1);
         }
+    free(xp);
+    free(yf);
 }
 
 /* Run a mode with the loops above; 0 if out of memory. */
