@@ -320,6 +320,18 @@ static void rules(cudnnHandle_t h)
     for (D x : {t, t2, t3, pw, pop, graph, dx, dwt, dyt, cd, op, graph2, ybad, xf, wf, op2})
         CK(cudnnBackendDestroyDescriptor(x));
     CK_NOT(cudnnBackendDestroyDescriptor(NULL));
+    /* destroyed or made-up descriptors and handles are errors, not crashes */
+    int64_t cnt = 0;
+    CK_NOT(cudnnBackendGetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, &cnt, out));
+    CK_NOT(cudnnBackendDestroyDescriptor(t));
+    D bogus = (D)(uintptr_t)0x1234;
+    CK_NOT(cudnnBackendFinalize(bogus));
+    CK_NOT(cudnnBackendSetAttribute(bogus, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, two_ids));
+    cudnnHandle_t h2;
+    CK(cudnnCreate(&h2));
+    CK(cudnnDestroy(h2));
+    CK_NOT(cudnnSetStream(h2, 0));
+    CK_NOT(cudnnBackendExecute(h2, bogus, bogus));
 }
 
 int main()

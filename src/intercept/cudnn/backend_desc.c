@@ -14,6 +14,7 @@
  */
 #include "cudnn/backend_desc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,10 +212,18 @@ static int cb_is_conv_op(int t)
            t == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR;
 }
 
+static cb_desc *live_descs;            /* keyed by address               */
+static pthread_rwlock_t live_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 cb_desc *cb_desc_get(cudnnBackendDescriptor_t h, int type)
 {
-    cb_desc *d = h;
-    if (!d || d->self != d)
+    cb_desc *d = NULL;
+    if (!h)
+        return NULL;
+    pthread_rwlock_rdlock(&live_lock);
+    HASH_FIND_PTR(live_descs, &h, d);
+    pthread_rwlock_unlock(&live_lock);
+    if (!d)
         return NULL;
     if (type >= 0 && (int)d->type != type)
         return NULL;
@@ -236,6 +245,9 @@ cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
         return tfl_cudnn_fail(CUDNN_STATUS_ALLOC_FAILED, "cudnnBackendCreateDescriptor: out of memory");
     d->self = d;
     d->type = type;
+    pthread_rwlock_wrlock(&live_lock);
+    HASH_ADD_PTR(live_descs, self, d);
+    pthread_rwlock_unlock(&live_lock);
     if (cb_is_conv_op(type) || type == CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR) {
         d->u.op.kind = type;
         d->u.op.alpha = 1.0;
@@ -253,11 +265,16 @@ cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
 
 cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
 {
-    cb_desc *d = cb_desc_get(descriptor, -1);
+    cb_desc *d = NULL;
+    pthread_rwlock_wrlock(&live_lock);
+    if (descriptor)
+        HASH_FIND_PTR(live_descs, &descriptor, d);
+    if (d)
+        HASH_DEL(live_descs, d);
+    pthread_rwlock_unlock(&live_lock);
     if (!d)
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM,
                               "cudnnBackendDestroyDescriptor: not a live descriptor");
-    d->self = NULL;
     free(d);
     return CUDNN_STATUS_SUCCESS;
 }

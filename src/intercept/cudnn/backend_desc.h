@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <uthash.h>
 
 #include "cudnn/cudnn_internal.h"
 #include "torchfl/backend.h"
@@ -126,7 +127,8 @@ typedef struct cb_vpack {
 } cb_vpack;
 
 typedef struct cb_desc {
-    struct cb_desc *self;             /* liveness check                    */
+    struct cb_desc *self;             /* key of the live-descriptor set    */
+    UT_hash_handle hh;
     cudnnBackendDescriptorType_t type;
     int finalized;
     union {
@@ -144,7 +146,9 @@ typedef struct cb_desc {
     } u;
 } cb_desc;
 
-/* The live descriptor d points at, of the given type (-1: any), or NULL. */
+/* The live descriptor d points at, of the given type (-1: any), or NULL.
+ * Live descriptors are kept in a set, so a destroyed or made-up pointer
+ * is an error status, not a crash. */
 cb_desc *cb_desc_get(cudnnBackendDescriptor_t d, int type);
 
 /* One SetAttribute call's arguments. */

@@ -134,11 +134,19 @@ void cudnnGetLastErrorString(char *message, size_t max_size)
     }
 }
 
+/* Live handles, so a destroyed or made-up handle is an error, not a crash. */
+static struct cudnn_handle *live_handles;
+static pthread_rwlock_t handles_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 int tfl_cudnn_handle_ok(cudnnHandle_t h)
 {
-    /* a handle is a pointer we gave out and have not taken back */
-    struct cudnn_handle *c = (struct cudnn_handle *)h;
-    return c && c->self == c;
+    struct cudnn_handle *c = NULL;
+    if (!h)
+        return 0;
+    pthread_rwlock_rdlock(&handles_lock);
+    HASH_FIND_PTR(live_handles, &h, c);
+    pthread_rwlock_unlock(&handles_lock);
+    return c != NULL;
 }
 
 cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
@@ -151,16 +159,24 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
     if (!c)
         return fail(CUDNN_STATUS_ALLOC_FAILED, "cudnnCreate: out of memory");
     c->self = c;
+    pthread_rwlock_wrlock(&handles_lock);
+    HASH_ADD_PTR(live_handles, self, c);
+    pthread_rwlock_unlock(&handles_lock);
     *handle = (cudnnHandle_t)c;
     return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)
 {
-    if (!tfl_cudnn_handle_ok(handle))
+    struct cudnn_handle *c = NULL;
+    pthread_rwlock_wrlock(&handles_lock);
+    if (handle)
+        HASH_FIND_PTR(live_handles, &handle, c);
+    if (c)
+        HASH_DEL(live_handles, c);
+    pthread_rwlock_unlock(&handles_lock);
+    if (!c)
         return fail(CUDNN_STATUS_BAD_PARAM, "cudnnDestroy: invalid handle");
-    struct cudnn_handle *c = (struct cudnn_handle *)handle;
-    c->self = NULL;
     free(c);
     return CUDNN_STATUS_SUCCESS;
 }

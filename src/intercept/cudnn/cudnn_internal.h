@@ -6,9 +6,11 @@
 #define TFL_CUDNN_INTERNAL_H
 
 #include <cudnn.h>
+#include <uthash.h>
 
 struct cudnn_handle {
-    struct cudnn_handle *self;   /* liveness check */
+    struct cudnn_handle *self;   /* key of the live-handle set */
+    UT_hash_handle hh;
     cudaStream_t stream;
 };
 
