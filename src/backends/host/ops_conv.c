@@ -2,15 +2,20 @@
  * ops_conv.c - the host backend's convolution (TFL_OP_CONV): forward,
  * backward data and backward filter, 1 to 3 spatial dims, any strides
  * (NCHW, channels_last, ...), groups (depthwise included), dilation,
- * asymmetric padding, fp32/fp16/bf16 elements with fp32 accumulation.
+ * asymmetric padding, optional bias; fp32/fp16/bf16 elements with fp32
+ * accumulation, fp64 in double.
  *
- * Method: operands are gathered into dense fp32 N,C,D,H,W buffers (so a
- * strided or half-precision layout costs one pass), each (image, group)
- * pair becomes one OpenBLAS sgemm over an im2col matrix, and the result
- * is scattered back as alpha * r + beta * out.  Fewer than 3 spatial dims
- * are run as 3 with the leading ones of size 1.  Pointers are the
- * caller's to check (the cuDNN intercept checks them against the device
- * allocations), as for every host op.
+ * Method: operands not already dense in the compute type are gathered
+ * into dense N,C,D,H,W buffers (one pass), then either each (image, group)
+ * pair becomes one OpenBLAS GEMM over an im2col matrix, or, for
+ * depthwise-like groups, direct loops per channel plane run over the
+ * cores; the result is scattered back as alpha * r + beta * out (+ bias)
+ * unless it was written in place.  Fewer than 3 spatial dims are run as 3
+ * with the leading ones of size 1.  This file holds the type-independent
+ * geometry; ops_conv_impl.h the kernels, instantiated for float and
+ * double.  Pointers are the caller's to check (the cuDNN intercept and
+ * the op-table decoder check them against the device allocations), as
+ * for every host op.
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/host_par.h"
