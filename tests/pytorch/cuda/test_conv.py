@@ -291,3 +291,24 @@ def test_fused_conv_graph_raises(cuda):
     with pytest.raises(RuntimeError, match="cudnn|CUDNN"):
         torch.cudnn_convolution_relu(x.to(cuda), w.to(cuda), None, (1, 1), (1, 1), (1, 1), 1)
     _close(F.conv2d(x.to(cuda), w.to(cuda), padding=1), F.conv2d(x, w, padding=1))
+
+
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-4), (torch.float64, 1e-12)],
+                         ids=["fp32", "fp64"])
+@pytest.mark.parametrize("kw", [dict(padding=1), dict(stride=(1, 2, 2), padding=(0, 1, 2), dilation=(2, 1, 2))],
+                         ids=["p1", "s122_d212"])
+def test_conv3d_depthwise(cuda, dtype, tol, kw):
+    # PyTorch's conv_depthwise3d kernels (op table), multiplier 2, with bias
+    g = torch.Generator().manual_seed(21)
+    x = torch.randn(2, 3, 5, 6, 7, generator=g).to(dtype)
+    w = torch.randn(6, 1, 3, 3, 3, generator=g).to(dtype)
+    b = torch.randn(6, generator=g).to(dtype)
+    xr, wr = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+    yr = F.conv3d(xr, wr, b, groups=3, **kw)
+    dy = torch.randn(yr.shape, generator=g).to(dtype)
+    yr.backward(dy)
+    xc, wc = x.to(cuda).requires_grad_(True), w.to(cuda).requires_grad_(True)
+    y = F.conv3d(xc, wc, b.to(cuda), groups=3, **kw)
+    y.backward(dy.to(cuda))
+    for got, want in ((y.detach(), yr.detach()), (xc.grad, xr.grad), (wc.grad, wr.grad)):
+        torch.testing.assert_close(got.cpu(), want, rtol=tol, atol=tol)
