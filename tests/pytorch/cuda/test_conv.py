@@ -143,10 +143,11 @@ def test_conv3d(cuda):
     _close(wc.grad, wr.grad)
 
 
+@pytest.mark.parametrize("case", [CASES[2], CASES[7]], ids=["dense", "depthwise"])
 @pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1)],
                          ids=["fp16", "bf16"])
-def test_conv2d_low_precision(cuda, dtype, tol):
-    x, w, _, kw = _inputs(CASES[2], 10, dtype)
+def test_conv2d_low_precision(cuda, dtype, tol, case):
+    x, w, _, kw = _inputs(case, 10, dtype)
     # reference: the same rounded inputs in fp32 on the CPU, rounded at the end
     want = F.conv2d(x.float(), w.float(), None, **kw).to(dtype)
     got = F.conv2d(x.to(cuda), w.to(cuda), None, **kw)
