@@ -9,7 +9,8 @@
  * convolution on the host, including alpha/beta and channels-last
  * strides.  Also the attribute rules: element counts on get, type
  * mismatches, set after finalize, unsupported descriptor kinds and graph
- * patterns, and execute with a missing or bad pointer (an error status,
+ * patterns, execute with a missing or bad pointer, and a sweep of every
+ * attribute/type/count combination on every kind (an error status,
  * never a crash).
  */
 #include "check.h"
@@ -334,6 +335,51 @@ static void rules(cudnnHandle_t h)
     CK_NOT(cudnnBackendExecute(h2, bogus, bogus));
 }
 
+/* Every (descriptor kind, attribute, type, count) combination through
+ * set and get, with zeroed or small-int elements: any status is fine,
+ * a crash is not.  Finalize too, on whatever that left. */
+static void sweep(cudnnHandle_t h)
+{
+    static const int names[] = {0, 1, 3, 9, 100, 101, 102, 103, 104, 105, 106, 200, 201, 202, 203,
+                                300, 301, 302, 303, 304, 400, 401, 402, 403, 404, 405, 406, 600, 601,
+                                700, 701, 702, 703, 704, 705, 706, 710, 711, 712, 715, 716, 717, 750,
+                                751, 752, 753, 754, 800, 801, 802, 803, 900, 901, 902, 903, 904, 905,
+                                906, 907, 908, 909, 1000, 1001, 1002, 1003, 1010, 1300, 1301, 1302,
+                                1303, 1304, 1305, 1306, 1307, 1520, 2800, 99999, -1};
+    alignas(16) unsigned char buf[512];
+    int64_t cnt;
+    int calls = 0;
+    for (int t = 0; t <= 44; t++) {
+        D d = NULL;
+        if (cudnnBackendCreateDescriptor((cudnnBackendDescriptorType_t)t, &d) != CUDNN_STATUS_SUCCESS)
+            continue;
+        for (int fill = 0; fill < 2; fill++)
+            for (size_t ni = 0; ni < sizeof names / sizeof names[0]; ni++)
+                for (int ty = 0; ty <= 31; ty++)
+                    for (int64_t n = 0; n <= 3; n++) {
+                        memset(buf, 0, sizeof buf);
+                        if (fill)
+                            for (int i = 0; i < 64; i++)
+                                ((int64_t *)buf)[i] = i % 3 + 1;
+                        if (fill && ty == CUDNN_TYPE_BACKEND_DESCRIPTOR)
+                            continue;   /* small ints are not pointers */
+                        if (fill && (ty == CUDNN_TYPE_HANDLE || ty == CUDNN_TYPE_VOID_PTR))
+                            continue;
+                        cudnnBackendSetAttribute(d, (cudnnBackendAttributeName_t)names[ni],
+                                                 (cudnnBackendAttributeType_t)ty, n, buf);
+                        memset(buf, 0, sizeof buf);
+                        cudnnBackendGetAttribute(d, (cudnnBackendAttributeName_t)names[ni],
+                                                 (cudnnBackendAttributeType_t)ty, n, &cnt,
+                                                 ty == CUDNN_TYPE_BACKEND_DESCRIPTOR ? NULL : buf);
+                        calls += 2;
+                    }
+        cudnnBackendFinalize(d);
+        CK(cudnnBackendDestroyDescriptor(d));
+    }
+    (void)h;
+    CHECK(calls > 10000);
+}
+
 int main()
 {
     cudnnHandle_t h;
@@ -351,6 +397,7 @@ int main()
         }
     }
     rules(h);
+    sweep(h);
     CK(cudnnDestroy(h));
     TEST_DONE();
 }
