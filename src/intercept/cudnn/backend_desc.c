@@ -15,6 +15,7 @@
 #include "cudnn/backend_desc.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +231,31 @@ cb_desc *cb_desc_get(cudnnBackendDescriptor_t h, int type)
     return d;
 }
 
+/* Bytes a descriptor of this kind needs: only its member of the union
+ * (a knob choice is tiny, a plan holds a whole graph; cudnn_frontend
+ * creates dozens of knob descriptors per plan). */
+static size_t cb_desc_size(cudnnBackendDescriptorType_t t)
+{
+    size_t u;
+    switch (t) {
+    case CUDNN_BACKEND_TENSOR_DESCRIPTOR: u = sizeof(cb_tensor); break;
+    case CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR: u = sizeof(cb_conv); break;
+    case CUDNN_BACKEND_POINTWISE_DESCRIPTOR: u = sizeof(cb_pw); break;
+    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: u = sizeof(cb_graph); break;
+    case CUDNN_BACKEND_ENGINE_DESCRIPTOR: u = sizeof(cb_engine); break;
+    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR: u = sizeof(cb_cfg); break;
+    case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: u = sizeof(cb_heur); break;
+    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: u = sizeof(cb_plan); break;
+    case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: u = sizeof(cb_vpack); break;
+    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR: u = sizeof(cb_knob); break;
+    case CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR:
+    case CUDNN_BACKEND_LAYOUT_INFO_DESCRIPTOR:
+    case CUDNN_BACKEND_INTERMEDIATE_INFO_DESCRIPTOR: u = 0; break;
+    default: u = sizeof(cb_op); break;   /* the operations */
+    }
+    return offsetof(cb_desc, u) + u;
+}
+
 cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
                                            cudnnBackendDescriptor_t *descriptor)
 {
@@ -240,7 +266,7 @@ cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED,
                               "cudnnBackendCreateDescriptor: descriptor type %d is not supported "
                               "by torchfl (convolution graphs only)", (int)type);
-    cb_desc *d = calloc(1, sizeof *d);
+    cb_desc *d = calloc(1, cb_desc_size(type));
     if (!d)
         return tfl_cudnn_fail(CUDNN_STATUS_ALLOC_FAILED, "cudnnBackendCreateDescriptor: out of memory");
     d->self = d;
