@@ -41,6 +41,8 @@ typedef struct ccase {
     int flip;
     double alpha, beta;
     int bias;             /* forward: add a per-channel bias */
+    double za;            /* forward: + za * z (0: no z)   */
+    int relu;             /* forward: max(., 0) last        */
 } ccase;
 
 /* Dense strides for dims (N, C, s0..): NCHW or channels last. */
@@ -157,6 +159,14 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
             st(cc->dt, bias, i, frand());
         op.bias = bias;
     }
+    if (mode == TFL_CONV_FWD && cc->za != 0) {
+        /* z in the other layout than y, to exercise its strides */
+        memcpy(op.z.dims, op.y.dims, sizeof op.z.dims);
+        make_strides(nd, op.z.dims, !cc->channels_last, op.z.strides);
+        fill(&op.z, nd, cc->dt);
+        op.z_alpha = cc->za;
+    }
+    op.relu = mode == TFL_CONV_FWD && cc->relu;
     tfl_conv_tensor *outt = mode == TFL_CONV_FWD ? &op.y : mode == TFL_CONV_BWD_DATA ? &op.x : &op.w;
     int64_t nout = numel(nd, outt->dims);
     size_t es = tfl_dtype_size(cc->dt);
@@ -233,6 +243,10 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
                     want += cc->beta * ld(dt, prev, o);
                 if (bias)
                     want += ld(dt, bias, b);
+                if (op.z.data)
+                    want += cc->za * ld(dt, op.z.data, off(&op.z, sp, a, b, idx));
+                if (op.relu && want < 0)
+                    want = 0;
                 double got = ld(dt, outt->data, o);
                 if (!(fabs(got - want) <= tol * (1 + fabs(want)) * 4) && bad++ < 3)
                     fprintf(stderr, "  mode %d sp %d at %lld: got %.7g want %.7g\n", (int)mode, sp,
@@ -246,6 +260,7 @@ static void run_case(const ccase *cc, tfl_conv_mode mode)
     free(ref);
     free(prev);
     free(bias);
+    free(op.z.data);
     free(op.x.data);
     free(op.w.data);
     free(op.y.data);
@@ -286,6 +301,9 @@ int main(void)
     c = base; c.flip = 1; c.pre[0] = 0; run_all_modes(&c);                   /* true convolution */
     c = base; c.alpha = 0.5; c.beta = 0.25; run_all_modes(&c);               /* alpha/beta */
     c = base; c.bias = 1; run_all_modes(&c);                                 /* bias */
+    c = base; c.bias = 1; c.za = 0.5; c.relu = 1; run_all_modes(&c);         /* fused epilogue */
+    c = base; c.relu = 1; c.channels_last = 1; c.alpha = 2; run_all_modes(&c);
+    c = base; c.za = -1.5; c.dt = TFL_DT_F16; run_all_modes(&c);
     c = base; c.bias = 1; c.c = c.k = 6; c.groups = 6; c.alpha = 0.5; c.beta = 0.5;
     c.channels_last = 1; run_all_modes(&c);
     c.dt = TFL_DT_BF16; run_all_modes(&c);

@@ -10,6 +10,7 @@
  * x has C channels, w has dims [K, C / groups, spatial...].
  *
  *   FWD:        y  = alpha * conv(x, w)        + beta * y  (+ bias[k])
+ *               (optionally + z_alpha * z, then ReLU: see below)
  *   BWD_DATA:   x  = alpha * conv^T(y, w)      + beta * x   (y holds dy)
  *   BWD_FILTER: w  = alpha * corr(x, y)        + beta * w   (y holds dy)
  *
@@ -53,6 +54,11 @@ typedef struct tfl_conv_op {
     double alpha, beta;
     const void *bias;         /* FWD only: NULL, or K elements of dtype
                                  added to output channel k               */
+    /* FWD only, the fused epilogue of cuDNN's conv + add + bias + ReLU
+     * graph: y = relu?(alpha * conv + beta * y + z_alpha * z + bias). */
+    tfl_conv_tensor z;        /* z.data NULL: none; dims as y's          */
+    double z_alpha;
+    int relu;                 /* 1: max(v, 0) applied last               */
 } tfl_conv_op;
 
 #endif

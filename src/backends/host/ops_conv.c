@@ -100,6 +100,14 @@ int host_conv_supported(const tfl_conv_op *op)
     if (op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F16 && op->dtype != TFL_DT_BF16 &&
         op->dtype != TFL_DT_F64)
         return 0;
+    if (op->z.data || op->relu) {
+        /* the fused epilogue is a forward thing; z is shaped like y */
+        if (op->mode != TFL_CONV_FWD)
+            return 0;
+        for (int i = 0; op->z.data && i < 2 + op->spatial && i < 2 + TFL_CONV_MAX_SPATIAL; i++)
+            if (op->z.dims[i] != op->y.dims[i])
+                return 0;
+    }
     return cv_geom_fill(op, &g);
 }
 

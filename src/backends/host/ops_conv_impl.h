@@ -26,10 +26,12 @@ static void CV_FN(cv_gather)(const tfl_conv_tensor *t, int sp, tfl_dtype dt, CV_
                 }
 }
 
-/* out = alpha * r + beta * out (+ bias[channel]) over t's layout (beta 0:
- * out not read; bias NULL: none). */
+/* out = alpha * r + beta * out (+ bias[channel]) (+ z_alpha * z), then
+ * max(., 0) if relu, over t's layout (beta 0: out not read; bias / z
+ * NULL: none; z dense like r). */
 static void CV_FN(cv_scatter)(const tfl_conv_tensor *t, int sp, tfl_dtype dt, const CV_T *restrict r,
-                       CV_T alpha, CV_T beta, const void *bias)
+                              CV_T alpha, CV_T beta, const void *bias, const CV_T *restrict z,
+                              CV_T z_alpha, int relu)
 {
     int64_t d[5], s[5];
     cv_dims5(t, sp, d, s);
@@ -37,10 +39,10 @@ static void CV_FN(cv_scatter)(const tfl_conv_tensor *t, int sp, tfl_dtype dt, co
     for (int64_t a = 0; a < d[0]; a++)
         for (int64_t b = 0; b < d[1]; b++) {
             const CV_T bv = bias ? CV_LOAD(dt, bias, b) : (CV_T)0;
-            for (int64_t z = 0; z < d[2]; z++)
-                for (int64_t y = 0; y < d[3]; y++) {
-                    int64_t base = a * s[0] + b * s[1] + z * s[2] + y * s[3];
-                    if (dt == CV_NATIVE && s[4] == 1) {
+            for (int64_t i0 = 0; i0 < d[2]; i0++)
+                for (int64_t i1 = 0; i1 < d[3]; i1++) {
+                    int64_t base = a * s[0] + b * s[1] + i0 * s[2] + i1 * s[3];
+                    if (dt == CV_NATIVE && s[4] == 1 && !z && !relu) {
                         CV_T *restrict o = (CV_T *)t->data + base;
                         if (beta == (CV_T)0)
                             for (int64_t x = 0; x < w; x++)
@@ -54,10 +56,17 @@ static void CV_FN(cv_scatter)(const tfl_conv_tensor *t, int sp, tfl_dtype dt, co
                             CV_T v = alpha * r[x];
                             if (beta != (CV_T)0)
                                 v += beta * CV_LOAD(dt, t->data, i);
-                            CV_STORE(dt, t->data, i, v + bv);
+                            v += bv;
+                            if (z)
+                                v += z_alpha * z[x];
+                            if (relu && !(v > (CV_T)0))
+                                v = v != v ? v : (CV_T)0;   /* NaN stays NaN */
+                            CV_STORE(dt, t->data, i, v);
                         }
                     }
                     r += w;
+                    if (z)
+                        z += w;
                 }
         }
 }
@@ -470,11 +479,22 @@ static tfl_status CV_FN(cv_run)(const tfl_conv_op *op, const cv_geom *gp, int nd
     const tfl_conv_tensor *ts[3] = {&op->x, &op->w, &op->y};
     int out_i = op->mode == TFL_CONV_FWD ? 2 : op->mode == TFL_CONV_BWD_DATA ? 0 : 1;
     CV_T alpha = (CV_T)op->alpha, beta = (CV_T)op->beta;
-    CV_T *buf[3] = {NULL, NULL, NULL}, *own[3] = {NULL, NULL, NULL};
+    CV_T *buf[3] = {NULL, NULL, NULL}, *own[3] = {NULL, NULL, NULL}, *zb = NULL;
     tfl_status st = TFL_OK;
+    /* the fused epilogue (forward only): z gathered densely like y */
+    int fused = op->mode == TFL_CONV_FWD && (op->z.data || op->relu);
+    if (op->mode == TFL_CONV_FWD && op->z.data) {
+        int64_t n = cv_elems(&op->y, nd);
+        zb = malloc((size_t)(n ? n : 1) * sizeof(CV_T));
+        if (!zb) {
+            tfl_error("conv: out of host memory for a %lld-element operand", (long long)n);
+            return TFL_ERR_NOMEM;
+        }
+        CV_FN(cv_gather)(&op->z, op->spatial, op->dtype, zb);
+    }
     for (int i = 0; i < 3; i++) {
         int in_place = cv_dense(ts[i], nd) && op->dtype == CV_NATIVE &&
-                       (i != out_i || (alpha == 1 && beta == 0 && !op->bias));
+                       (i != out_i || (alpha == 1 && beta == 0 && !op->bias && !fused));
         if (in_place) {
             buf[i] = ts[i]->data;
             continue;
@@ -508,9 +528,11 @@ static tfl_status CV_FN(cv_run)(const tfl_conv_op *op, const cv_geom *gp, int nd
     }
     if (own[out_i])
         CV_FN(cv_scatter)(ts[out_i], op->spatial, op->dtype, own[out_i], alpha, beta,
-                          op->mode == TFL_CONV_FWD ? op->bias : NULL);
+                          op->mode == TFL_CONV_FWD ? op->bias : NULL, zb,
+                          (CV_T)op->z_alpha, fused && op->relu);
 out:
     for (int i = 0; i < 3; i++)
         free(own[i]);
+    free(zb);
     return st;
 }
