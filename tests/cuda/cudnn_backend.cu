@@ -5,7 +5,8 @@
  * convolution operation (forward, backward data, backward filter), an
  * operation graph, engine heuristics, the engine config's engine, an
  * execution plan and a variant pack, then cudnnBackendExecute on device
- * memory.  Results are checked against a direct double-precision
+ * memory; also PyTorch's fused conv + add z + add bias + ReLU graph with
+ * scales to fold.  Results are checked against a direct double-precision
  * convolution on the host, including alpha/beta and channels-last
  * strides.  Also the attribute rules: element counts on get, type
  * mismatches, set after finalize, unsupported descriptor kinds and graph
@@ -46,6 +47,45 @@ static D tensor(int64_t uid, const int64_t dims[4], const int64_t strides[4], cu
     CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
     CK(cudnnBackendFinalize(t));
     return t;
+}
+
+static D vtensor(int64_t uid, const int64_t dims[4], const int64_t strides[4])
+{
+    D t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    cudnnDataType_t dt = CUDNN_DATA_FLOAT;
+    int64_t align = 4;
+    bool virt = true;
+    CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt));
+    CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
+    CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
+    CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+    CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
+    CK(cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt));
+    CK(cudnnBackendFinalize(t));
+    return t;
+}
+
+/* A pointwise op: mode over x (and b) into y, scales a1 (x) and a2 (b). */
+static D pointwise(cudnnPointwiseMode_t mode, D x, D b, D y, float a1, float a2, double relu_slope)
+{
+    D pw = make(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+    cudnnDataType_t prec = CUDNN_DATA_FLOAT;
+    CK(cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode));
+    CK(cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec));
+    if (relu_slope != 0)
+        CK(cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP_SLOPE, CUDNN_TYPE_DOUBLE, 1, &relu_slope));
+    CK(cudnnBackendFinalize(pw));
+    D op = make(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+    CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw));
+    CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+    if (b)
+        CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b));
+    CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y));
+    CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, 1, &a1));
+    CK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, 1, &a2));
+    CK(cudnnBackendFinalize(op));
+    CK(cudnnBackendDestroyDescriptor(pw));
+    return op;
 }
 
 static void dense(const int64_t d[4], int cl, int64_t s[4])
@@ -380,6 +420,105 @@ static void sweep(cudnnHandle_t h)
     CHECK(calls > 10000);
 }
 
+/* conv (alpha 0.5) -> add 0.25 * z (alpha1 2) -> add bias -> ReLU, as
+ * PyTorch's cudnn_convolution_add_relu builds it: y = relu(conv + 0.25 z
+ * + bias); the same chain with a leaky ReLU is refused. */
+static void fused(cudnnHandle_t h)
+{
+    const int64_t n = 2, c = 3, k = 4, hw = 6;
+    int64_t xd[4] = {n, c, hw, hw}, wd[4] = {k, c, 3, 3}, yd[4] = {n, k, hw, hw}, bd[4] = {1, k, 1, 1};
+    int64_t xs[4], ws[4], ys[4], bs[4] = {k, 1, 1, 1};
+    dense(xd, 0, xs); dense(wd, 0, ws); dense(yd, 0, ys);
+    Geo g = {n, c, hw, hw, k, 3, 3, 1, {1, 1}, {1, 1}, {1, 1}, 0, hw, hw};
+    for (int leaky = 0; leaky < 2; leaky++) {
+        D tx = tensor('x', xd, xs, CUDNN_DATA_FLOAT), tw = tensor('w', wd, ws, CUDNN_DATA_FLOAT),
+          tz = tensor('z', yd, ys, CUDNN_DATA_FLOAT), tb = tensor('b', bd, bs, CUDNN_DATA_FLOAT),
+          ty = tensor('y', yd, ys, CUDNN_DATA_FLOAT), v1 = vtensor(101, yd, ys), v2 = vtensor(102, yd, ys),
+          v3 = vtensor(103, yd, ys), cd = conv_desc(g);
+        D conv = make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+        float alpha = 0.5f, beta = 0.0f;
+        CK(cudnnBackendSetAttribute(conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &tx));
+        CK(cudnnBackendSetAttribute(conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &tw));
+        CK(cudnnBackendSetAttribute(conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &v1));
+        CK(cudnnBackendSetAttribute(conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd));
+        CK(cudnnBackendSetAttribute(conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha));
+        CK(cudnnBackendSetAttribute(conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta));
+        CK(cudnnBackendFinalize(conv));
+        D ops[4] = {conv, pointwise(CUDNN_POINTWISE_ADD, v1, tz, v2, 2.0f, 0.25f, 0),
+                    pointwise(CUDNN_POINTWISE_ADD, v2, tb, v3, 1.0f, 1.0f, 0),
+                    pointwise(CUDNN_POINTWISE_RELU_FWD, v3, NULL, ty, 1.0f, 1.0f, leaky ? 0.1 : 0)};
+        D graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+        CK(cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 4, ops));
+        CK(cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h));
+        cudnnStatus_t st = cudnnBackendFinalize(graph);
+        if (leaky) {
+            CHECK(st == CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN);
+        } else {
+            CK(st);
+            D heur = make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+            cudnnBackendHeurMode_t hm = CUDNN_HEUR_MODE_A;
+            CK(cudnnBackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph));
+            CK(cudnnBackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &hm));
+            CK(cudnnBackendFinalize(heur));
+            D cfg = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR), plan = make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+            int64_t got = 0;
+            CK(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, &cfg));
+            CK(cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg));
+            CK(cudnnBackendFinalize(plan));
+            std::vector<float> hx(n * c * hw * hw), hw_(k * c * 9), hz(n * k * hw * hw), hb(k), hy(hz.size());
+            unsigned seed = 99;
+            for (auto &v : hx) v = frand(seed);
+            for (auto &v : hw_) v = frand(seed);
+            for (auto &v : hz) v = frand(seed);
+            for (auto &v : hb) v = frand(seed);
+            float *dx, *dw, *dz, *db, *dy;
+            CHECK_OK(cudaMalloc(&dx, hx.size() * 4)); CHECK_OK(cudaMalloc(&dw, hw_.size() * 4));
+            CHECK_OK(cudaMalloc(&dz, hz.size() * 4)); CHECK_OK(cudaMalloc(&db, hb.size() * 4));
+            CHECK_OK(cudaMalloc(&dy, hy.size() * 4));
+            CHECK_OK(cudaMemcpy(dx, hx.data(), hx.size() * 4, cudaMemcpyHostToDevice));
+            CHECK_OK(cudaMemcpy(dw, hw_.data(), hw_.size() * 4, cudaMemcpyHostToDevice));
+            CHECK_OK(cudaMemcpy(dz, hz.data(), hz.size() * 4, cudaMemcpyHostToDevice));
+            CHECK_OK(cudaMemcpy(db, hb.data(), hb.size() * 4, cudaMemcpyHostToDevice));
+            D vp = make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+            void *ptrs[5] = {dx, dw, dz, db, dy};
+            int64_t uids[5] = {'x', 'w', 'z', 'b', 'y'};
+            CK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 5, ptrs));
+            CK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 5, uids));
+            CK(cudnnBackendFinalize(vp));
+            CK(cudnnBackendExecute(h, plan, vp));
+            CHECK_OK(cudaMemcpy(hy.data(), dy, hy.size() * 4, cudaMemcpyDeviceToHost));
+            int bad = 0, zeros = 0;
+            for (int64_t in = 0; in < n; in++)
+                for (int64_t ik = 0; ik < k; ik++)
+                    for (int64_t oh = 0; oh < hw; oh++)
+                        for (int64_t ow = 0; ow < hw; ow++) {
+                            double acc = 0;
+                            for (int64_t ic = 0; ic < c; ic++)
+                                for (int r = 0; r < 3; r++)
+                                    for (int q = 0; q < 3; q++) {
+                                        int64_t ih = oh - 1 + r, iw = ow - 1 + q;
+                                        if (ih >= 0 && ih < hw && iw >= 0 && iw < hw)
+                                            acc += (double)hw_[((ik * c + ic) * 3 + r) * 3 + q] *
+                                                   hx[((in * c + ic) * hw + ih) * hw + iw];
+                                    }
+                            int64_t o = ((in * k + ik) * hw + oh) * hw + ow;
+                            double want = acc + 0.25 * hz[o] + hb[ik];
+                            want = want > 0 ? want : 0;
+                            zeros += want == 0;
+                            if (!(fabs(hy[o] - want) <= 1e-4 * (1 + fabs(want))) && bad++ < 3)
+                                fprintf(stderr, "fused [%lld]: got %.7g want %.7g\n", (long long)o, hy[o], want);
+                        }
+            CHECK(bad == 0);
+            CHECK(zeros > 0);   /* the ReLU did clip something */
+            cudaFree(dx); cudaFree(dw); cudaFree(dz); cudaFree(db); cudaFree(dy);
+            for (D d : {vp, plan, cfg, heur})
+                CK(cudnnBackendDestroyDescriptor(d));
+        }
+        for (D d : {graph, ops[0], ops[1], ops[2], ops[3], tx, tw, tz, tb, ty, v1, v2, v3, cd})
+            CK(cudnnBackendDestroyDescriptor(d));
+    }
+}
+
 int main()
 {
     cudnnHandle_t h;
@@ -397,6 +536,7 @@ int main()
         }
     }
     rules(h);
+    fused(h);
     sweep(h);
     CK(cudnnDestroy(h));
     TEST_DONE();

@@ -116,6 +116,8 @@ typedef struct cb_plan {
     cb_cfg cfg;
     tfl_conv_op conv;                 /* built at finalize, no pointers    */
     int64_t uid_x, uid_w, uid_y;
+    int has_z, has_b;                 /* fused epilogue operands          */
+    int64_t uid_z, uid_b;
 } cb_plan;
 
 typedef struct cb_vpack {

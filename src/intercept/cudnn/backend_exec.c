@@ -1,6 +1,6 @@
 /*
  * backend_exec.c - cudnnBackendExecute: an execution plan (one
- * convolution, see backend_plan.c) and a variant pack (unique id -> device
+ * convolution, with its fused epilogue if any, see backend_plan.c) and a variant pack (unique id -> device
  * pointer) become one TFL_OP_CONV, routed to the backend on the handle's
  * stream.  No arithmetic here: the backend (src/backends/host/ops_conv.c
  * on the host) does it.  cudnnBackendPopulateCudaGraph /
@@ -70,10 +70,21 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM,
                               "cudnnBackendExecute: the variant pack lacks a pointer for unique id %lld",
                               (long long)(!fx ? p->uid_x : !fw ? p->uid_w : p->uid_y));
+    int fz = 1, fb = 1;
+    if (p->has_z)
+        op.u.conv.z.data = cb_vp_lookup(&vd->u.vp, p->uid_z, &fz);
+    if (p->has_b)
+        op.u.conv.bias = cb_vp_lookup(&vd->u.vp, p->uid_b, &fb);
+    if (!fz || !fb)
+        return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM,
+                              "cudnnBackendExecute: the variant pack lacks a pointer for unique id %lld",
+                              (long long)(!fz ? p->uid_z : p->uid_b));
     int nd = 2 + op.u.conv.spatial;
     size_t es = tfl_dtype_size(op.u.conv.dtype);
     if (!cb_range_ok(&op.u.conv.x, nd, es) || !cb_range_ok(&op.u.conv.w, nd, es) ||
-        !cb_range_ok(&op.u.conv.y, nd, es)) {
+        !cb_range_ok(&op.u.conv.y, nd, es) || (p->has_z && !cb_range_ok(&op.u.conv.z, nd, es)) ||
+        (p->has_b && (!op.u.conv.bias ||
+                      !tfl_mem_check_range(op.u.conv.bias, (size_t)op.u.conv.w.dims[0] * es, NULL)))) {
         tfl_error("cudnnBackendExecute: a convolution operand lies outside device memory");
         return tfl_cudnn_fail(CUDNN_STATUS_EXECUTION_FAILED,
                               "cudnnBackendExecute: operand outside device memory");

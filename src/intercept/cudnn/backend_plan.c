@@ -7,7 +7,9 @@
  * behaviour notes, so PyTorch's filters for TF32, down-conversion and
  * determinism all keep it) and it runs graphs of exactly one convolution
  * (forward, backward data or backward filter) in fp32, fp16, bf16 or fp64 with
- * 1 to 3 spatial dims.  Any other graph is refused at graph finalize with
+ * 1 to 3 spatial dims, a forward one optionally followed by the chain
+ * PyTorch's cudnn_convolution_add_relu / _relu build (add z, add bias,
+ * ReLU: folded into TFL_OP_CONV's epilogue).  Any other graph is refused at graph finalize with
  * CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN (or the _DATA_TYPE/_SHAPE/
  * _LAYOUT status), which cudnn_frontend turns into an exception and
  * PyTorch into a RuntimeError.  Every heuristics mode (INSTANT, A, B,
@@ -39,18 +41,133 @@ static int cb_dtype(cudnnDataType_t t, tfl_dtype *out)
     }
 }
 
+/* What a runnable graph computes: one convolution, and for the forward
+ * one optionally followed by PyTorch's fused epilogue chain (pointwise
+ * ADD of a z tensor shaped like the output, ADD of a [1, K, 1...] bias,
+ * RELU_FWD), folded into TFL_OP_CONV's alpha / z_alpha / bias / relu. */
+typedef struct cb_shape {
+    int conv;                      /* index of the convolution op       */
+    const cb_tensor *y;            /* the graph's real output           */
+    const cb_tensor *z, *bias;     /* NULL: none                        */
+    double alpha, z_alpha;         /* pointwise scales folded together  */
+    int relu;
+} cb_shape;
+
+static const cb_op *cb_consumer(const cb_graph *g, int64_t uid, int *count)
+{
+    const cb_op *found = NULL;
+    *count = 0;
+    for (int64_t i = 0; i < g->nops; i++)
+        if (g->ops[i].kind == CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR &&
+            (g->ops[i].set & (1u << CB_T_X)) && g->ops[i].t[CB_T_X].uid == uid) {
+            found = &g->ops[i];
+            (*count)++;
+        }
+    return found;
+}
+
+static cudnnStatus_t cb_pattern_fail(const cb_graph *g, const char *why)
+{
+    return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN,
+                          "torchfl runs cuDNN graphs of one convolution, optionally followed "
+                          "(forward) by add z / add bias / ReLU; this graph of %lld operations "
+                          "is not one (%s)", (long long)g->nops, why);
+}
+
+static cudnnStatus_t cb_graph_shape(const cb_graph *g, cb_shape *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->conv = -1;
+    for (int64_t i = 0; i < g->nops; i++)
+        if (cb_is_conv_kind(g->ops[i].kind)) {
+            if (sh->conv >= 0)
+                return cb_pattern_fail(g, "two convolutions");
+            sh->conv = (int)i;
+        }
+    if (sh->conv < 0)
+        return cb_pattern_fail(g, "no convolution");
+    const cb_op *conv = &g->ops[sh->conv];
+    sh->y = &conv->t[CB_T_Y];
+    sh->alpha = conv->alpha;
+    if (g->nops == 1)
+        return CUDNN_STATUS_SUCCESS;
+    if (conv->kind != CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR || !sh->y->is_virtual)
+        return cb_pattern_fail(g, "the convolution is not a forward one with a virtual output");
+    if (conv->beta != 0.0)
+        return cb_pattern_fail(g, "beta on a virtual output");
+    /* follow the chain: each step consumes the previous step's output */
+    double bias_scale = 0.0;
+    int64_t k = conv->t[CB_T_Y].dims[1], nd = conv->t[CB_T_Y].nd;
+    const cb_tensor *cur = sh->y;
+    for (int64_t step = 1; step < g->nops; step++) {
+        int n;
+        const cb_op *op = cb_consumer(g, cur->uid, &n);
+        if (n != 1 || !cur->is_virtual)
+            return cb_pattern_fail(g, "not a chain");
+        double a1 = op->alpha, a2 = op->beta;
+        sh->alpha *= a1;
+        sh->z_alpha *= a1;
+        bias_scale *= a1;
+        const cb_tensor *b = (op->set & (1u << CB_T_B)) ? &op->t[CB_T_B] : NULL;
+        if (op->pw.mode == CUDNN_POINTWISE_ADD && b && !b->is_virtual && !sh->relu) {
+            int like_y = b->nd == nd, per_channel = b->nd == nd && b->dims[1] == k && b->dims[0] == 1;
+            for (int64_t i = 0; i < nd && i < b->nd; i++) {
+                like_y &= b->dims[i] == cur->dims[i];
+                if (i >= 2)
+                    per_channel &= b->dims[i] == 1;
+            }
+            /* z shaped like the output, bias [1, K, 1...]; when a tensor is
+             * both (1x1 outputs of batch 1) either reading gives the same sum */
+            if (like_y && !sh->z) {
+                sh->z = b;
+                sh->z_alpha += a2;
+            } else if (per_channel && !sh->bias && (k == 1 || b->strides[1] == 1)) {
+                sh->bias = b;
+                bias_scale = a2;
+            } else {
+                return cb_pattern_fail(g, "an add that is neither z nor a bias");
+            }
+        } else if (op->pw.mode == CUDNN_POINTWISE_RELU_FWD && !sh->relu && !b) {
+            const cb_pw *pw = &op->pw;
+            int hi_set = !!(pw->set & ((cb_mask)1 << CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP));
+            if (pw->relu_lo != 0.0 || pw->relu_slope != 0.0 || (hi_set && pw->relu_hi < 3.0e38))
+                return cb_pattern_fail(g, "a clipped or leaky ReLU");
+            if (a1 <= 0.0)
+                return cb_pattern_fail(g, "a ReLU scaling its input by a non-positive alpha");
+            sh->relu = 1;
+        } else {
+            return cb_pattern_fail(g, "a pointwise op other than add or ReLU");
+        }
+        cur = &op->t[CB_T_Y];
+        if (!(op->set & (1u << CB_T_Y)))
+            return cb_pattern_fail(g, "a pointwise op without an output");
+    }
+    if (cur->is_virtual)
+        return cb_pattern_fail(g, "the chain ends in a virtual tensor");
+    if (cur->nd != nd)
+        return cb_pattern_fail(g, "the output's rank differs from the convolution's");
+    for (int64_t i = 0; i < nd; i++)
+        if (cur->dims[i] != sh->y->dims[i])
+            return cb_pattern_fail(g, "the output's shape differs from the convolution's");
+    if (sh->bias && bias_scale != 1.0)
+        return cb_pattern_fail(g, "a scaled bias");
+    sh->y = cur;
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Can torchfl's engine run this graph?  One line says why not. */
 static cudnnStatus_t cb_graph_check(const cb_graph *g)
 {
-    if (g->nops != 1 || !cb_is_conv_kind(g->ops[0].kind))
-        return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN,
-                              "torchfl runs cuDNN graphs of one convolution only (this graph has %lld "
-                              "operations, the first of descriptor type %d)",
-                              (long long)g->nops, g->nops ? (int)g->ops[0].kind : -1);
-    const cb_op *op = &g->ops[0];
-    const cb_tensor *ts[3] = {&op->t[CB_T_X], &op->t[CB_T_W], &op->t[CB_T_Y]};
+    cb_shape sh;
+    cudnnStatus_t st = cb_graph_shape(g, &sh);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    const cb_op *op = &g->ops[sh.conv];
+    const cb_tensor *ts[5] = {&op->t[CB_T_X], &op->t[CB_T_W], sh.y, sh.z, sh.bias};
     tfl_dtype dt, dt0 = TFL_DT_F32;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
+        if (!ts[i])
+            continue;
         if (!cb_dtype(ts[i]->dtype, &dt) || (i > 0 && dt != dt0))
             return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
                                   "torchfl's convolution needs x, w and y all float, half, bfloat16 or double "
@@ -64,9 +181,11 @@ static cudnnStatus_t cb_graph_check(const cb_graph *g)
             return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_LAYOUT,
                                   "torchfl's convolution: vectorized or reordered tensors are not supported");
     }
-    if (ts[0]->uid == ts[1]->uid || ts[0]->uid == ts[2]->uid || ts[1]->uid == ts[2]->uid)
-        return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES,
-                              "convolution graph: tensors share a unique id");
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (ts[i] && ts[j] && ts[i]->uid == ts[j]->uid)
+                return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES,
+                                      "convolution graph: tensors share a unique id");
     if (op->conv.comp != CUDNN_DATA_FLOAT && op->conv.comp != CUDNN_DATA_HALF &&
         op->conv.comp != CUDNN_DATA_BFLOAT16 && op->conv.comp != CUDNN_DATA_DOUBLE)
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
@@ -442,10 +561,21 @@ cudnnStatus_t cb_plan_set(cb_desc *d, const cb_in *in)
     }
 }
 
-/* The TFL_OP_CONV a plan runs, without its data pointers. */
+static void cb_copy_tensor(tfl_conv_tensor *dst, const cb_tensor *src, int nd)
+{
+    for (int i = 0; i < nd; i++) {
+        dst->dims[i] = src->dims[i];
+        dst->strides[i] = src->strides[i];
+    }
+}
+
+/* The TFL_OP_CONV a plan runs, without its data pointers (the graph has
+ * passed cb_graph_check). */
 static void cb_plan_build(cb_plan *p)
 {
-    const cb_op *op = &p->cfg.engine.graph.ops[0];
+    cb_shape sh;
+    cb_graph_shape(&p->cfg.engine.graph, &sh);
+    const cb_op *op = &p->cfg.engine.graph.ops[sh.conv];
     tfl_conv_op *c = &p->conv;
     memset(c, 0, sizeof *c);
     switch (op->kind) {
@@ -465,18 +595,25 @@ static void cb_plan_build(cb_plan *p)
         c->stride[i] = op->conv.str[i];
         c->dilation[i] = op->conv.dil[i];
     }
-    tfl_conv_tensor *dst[3] = {&c->x, &c->w, &c->y};
-    const cb_tensor *src[3] = {&op->t[CB_T_X], &op->t[CB_T_W], &op->t[CB_T_Y]};
-    for (int t = 0; t < 3; t++)
-        for (int i = 0; i < 2 + c->spatial; i++) {
-            dst[t]->dims[i] = src[t]->dims[i];
-            dst[t]->strides[i] = src[t]->strides[i];
-        }
-    c->alpha = op->alpha;
+    int nd = 2 + c->spatial;
+    cb_copy_tensor(&c->x, &op->t[CB_T_X], nd);
+    cb_copy_tensor(&c->w, &op->t[CB_T_W], nd);
+    cb_copy_tensor(&c->y, sh.y, nd);
+    c->alpha = sh.alpha;
     c->beta = op->beta;
-    p->uid_x = src[0]->uid;
-    p->uid_w = src[1]->uid;
-    p->uid_y = src[2]->uid;
+    p->uid_x = op->t[CB_T_X].uid;
+    p->uid_w = op->t[CB_T_W].uid;
+    p->uid_y = sh.y->uid;
+    p->has_z = sh.z != NULL;
+    p->has_b = sh.bias != NULL;
+    if (sh.z) {
+        cb_copy_tensor(&c->z, sh.z, nd);
+        c->z_alpha = sh.z_alpha;
+        p->uid_z = sh.z->uid;
+    }
+    if (sh.bias)
+        p->uid_b = sh.bias->uid;
+    c->relu = sh.relu;
 }
 
 cudnnStatus_t cb_plan_finalize(cb_desc *d)

@@ -6,7 +6,8 @@ on the host (im2col + sgemm).  Every case is computed on `cuda` and on
 the input, weight and bias gradients, over stride, padding (incl.
 asymmetric via F.pad-free "same"), dilation, groups, depthwise, 1x1
 kernels, odd sizes, batch > 1, channels_last, conv1d/conv3d, fp16/bf16;
-plus a small CNN trained for a few steps whose losses must match the CPU's.
+the fused conv + add + bias + ReLU graphs; plus a small CNN trained for a
+few steps whose losses must match the CPU's.
 """
 import pytest
 import torch
@@ -285,13 +286,29 @@ def test_conv2d_cudnn_modes(cuda, cudnn_flags, mode):
         _close(g_, w_)
 
 
-def test_fused_conv_graph_raises(cuda):
-    # conv + bias + relu as one cuDNN graph is not supported: PyTorch must
-    # get a cuDNN error (a RuntimeError), and the process goes on
-    x, w, _, _ = _inputs(CASES[0], 20)
-    with pytest.raises(RuntimeError, match="cudnn|CUDNN"):
-        torch.cudnn_convolution_relu(x.to(cuda), w.to(cuda), None, (1, 1), (1, 1), (1, 1), 1)
-    _close(F.conv2d(x.to(cuda), w.to(cuda), padding=1), F.conv2d(x, w, padding=1))
+@pytest.mark.parametrize("variant", ["add_relu", "relu", "relu_nobias", "add_relu_nhwc"])
+def test_fused_conv_graphs(cuda, variant):
+    # torch.cudnn_convolution_add_relu / _relu build one cuDNN graph:
+    # conv, add alpha * z, add bias, ReLU (folded into TFL_OP_CONV's epilogue)
+    x, w, b, _ = _inputs(CASES[2], 20)
+    kw = dict(stride=2, padding=1)
+    y0 = F.conv2d(x, w, None, **kw)
+    z = torch.randn(y0.shape, generator=torch.Generator().manual_seed(22))
+    args = ((2, 2), (1, 1), (1, 1), 1)
+    if variant.startswith("add_relu"):
+        want = torch.relu(y0 + b.view(1, -1, 1, 1) + 0.75 * z)
+        xc, zc = x.to(cuda), z.to(cuda)
+        if variant.endswith("nhwc"):
+            xc = xc.to(memory_format=torch.channels_last)
+            zc = zc.to(memory_format=torch.channels_last)
+        got = torch.cudnn_convolution_add_relu(xc, w.to(cuda), zc, 0.75, b.to(cuda), *args)
+    elif variant == "relu":
+        want = torch.relu(y0 + b.view(1, -1, 1, 1))
+        got = torch.cudnn_convolution_relu(x.to(cuda), w.to(cuda), b.to(cuda), *args)
+    else:
+        want = torch.relu(y0)
+        got = torch.cudnn_convolution_relu(x.to(cuda), w.to(cuda), None, *args)
+    _close(got, want)
 
 
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-4), (torch.float64, 1e-12)],
