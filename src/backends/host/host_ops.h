@@ -41,7 +41,7 @@ tfl_status host_scan(const tfl_scan_op *op);
 /* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
 int host_blas_supported(const tfl_blas_op *op);
 tfl_status host_blas(const tfl_blas_op *op);
-/* Convolution (TFL_OP_CONV): im2col + OpenBLAS sgemm. */
+/* Convolution (TFL_OP_CONV): im2col + OpenBLAS GEMM, or direct loops (ops_conv.c). */
 int host_conv_supported(const tfl_conv_op *op);
 tfl_status host_conv(const tfl_conv_op *op);
 
