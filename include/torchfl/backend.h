@@ -115,6 +115,7 @@ typedef enum tfl_op_kind {
     TFL_OP_BLAS = 12,        /* BLAS level 1/2, TRSM/SYRK, batched LAPACK (ops/blas.h) */
     TFL_OP_SCAN = 13,        /* prefix scans, nonzero compaction (ops/scan.h) */
     TFL_OP_SORT = 14,        /* key/value sorts and radix passes (ops/sort.h) */
+    TFL_OP_CONV = 16,        /* convolution fwd / bwd data / bwd filter (ops/conv.h) */
     TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
     TFL_OP_KIND_COUNT
@@ -192,6 +193,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/sort.h"
 #include "torchfl/ops/batchnorm.h"
 #include "torchfl/ops/bucket.h"
+#include "torchfl/ops/conv.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -213,6 +215,7 @@ typedef struct tfl_op {
         tfl_sort_op sort;
         tfl_batchnorm_op batchnorm;
         tfl_bucket_op bucket;
+        tfl_conv_op conv;
     } u;
 } tfl_op;
 

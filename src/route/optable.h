@@ -81,5 +81,6 @@ extern const tfl_kfamily tfl_kfamily_scan;
 extern const tfl_kfamily tfl_kfamily_sort;
 extern const tfl_kfamily tfl_kfamily_batchnorm;
 extern const tfl_kfamily tfl_kfamily_bucket;
+extern const tfl_kfamily tfl_kfamily_conv;
 
 #endif

@@ -47,6 +47,10 @@ tfl_status host_bucket(const tfl_bucket_op *op);
 /* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
 int host_blas_supported(const tfl_blas_op *op);
 tfl_status host_blas(const tfl_blas_op *op);
+/* Convolution (TFL_OP_CONV): im2col + OpenBLAS GEMM, or direct loops (ops_conv.c). */
+int host_conv_supported(const tfl_conv_op *op);
+tfl_status host_conv(const tfl_conv_op *op);
+
 /* OpenBLAS's thread count (0 = its default: OPENBLAS_NUM_THREADS, else
  * the CPU count). */
 void host_blas_set_threads(int n);
