@@ -77,5 +77,6 @@ extern const tfl_kfamily tfl_kfamily_random;
 extern const tfl_kfamily tfl_kfamily_foreach;
 extern const tfl_kfamily tfl_kfamily_index;
 extern const tfl_kfamily tfl_kfamily_attention;
+extern const tfl_kfamily tfl_kfamily_spatial;
 
 #endif

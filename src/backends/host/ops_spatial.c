@@ -1,0 +1,602 @@
+/*
+ * ops_spatial.c - the host backend's native "spatial" ops (torchfl/ops/
+ * spatial.h): 2-D max / average / adaptive pooling, nearest and bilinear
+ * resizing with their backward passes, and roll.
+ *
+ * Work is split over planes (n * c); every plane is independent, so the
+ * parts never write the same element.  Tensors are addressed through
+ * their (n, c, h, w) element strides; the element type is a constant
+ * argument of always-inlined helpers, so each dtype gets its own
+ * specialised loop.  Backward passes gather or scatter into a per-plane
+ * double buffer and store it once (one rounding, as PyTorch's kernels
+ * that sum in float and store once).
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/host/host_ops.h"
+#include "backends/host/host_par.h"
+#include "backends/host/ops_elementwise_fp16.h"
+#include "common/log.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE double ld(const void *p, int64_t i, tfl_dtype dt)
+{
+    switch (dt) {
+    case TFL_DT_F64: return ((const double *)p)[i];
+    case TFL_DT_F16: return tfl_half_to_float(((const uint16_t *)p)[i]);
+    case TFL_DT_BF16: return tfl_bf16_to_float(((const uint16_t *)p)[i]);
+    default: return ((const float *)p)[i];
+    }
+}
+
+INLINE void st(void *p, int64_t i, tfl_dtype dt, double v)
+{
+    switch (dt) {
+    case TFL_DT_F64: ((double *)p)[i] = v; break;
+    case TFL_DT_F16: ((uint16_t *)p)[i] = tfl_float_to_half((float)v); break;
+    case TFL_DT_BF16: ((uint16_t *)p)[i] = tfl_float_to_bf16((float)v); break;
+    default: ((float *)p)[i] = (float)v; break;
+    }
+}
+
+static int is_pool_dtype(tfl_dtype dt)
+{
+    return dt == TFL_DT_F32 || dt == TFL_DT_F64 || dt == TFL_DT_F16 || dt == TFL_DT_BF16;
+}
+
+/* Index maps of the resize ops, computed once per op. */
+typedef struct rmap {
+    int64_t *h0, *h1, *w0, *w1;   /* bilinear taps; nearest: [h0, h1) ranges */
+    float *hl, *wl;               /* bilinear: weight of the second tap */
+} rmap;
+
+typedef struct sp_work {
+    const tfl_spatial_op *op;
+    int64_t planes, per_part;
+    rmap m;
+    atomic_int status;
+} sp_work;
+
+/* Element offset of plane p of a tensor with strides s. */
+static inline int64_t plane_off(const tfl_spatial_op *op, const int64_t *s, int64_t p)
+{
+    return (p / op->c) * s[0] + (p % op->c) * s[1];
+}
+
+/* ---------------------------------------------------------- max pooling */
+
+INLINE void maxpool_plane(const tfl_spatial_op *op, int64_t p, tfl_dtype dt, int adaptive)
+{
+    const int64_t H = op->in_h, W = op->in_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
+    const int64_t dh = adaptive ? 1 : op->dilation_h, dw = adaptive ? 1 : op->dilation_w;
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        int64_t hs, he;
+        if (adaptive) {
+            hs = oh * H / op->out_h;
+            he = ((oh + 1) * H + op->out_h - 1) / op->out_h;
+        } else {
+            hs = oh * op->stride_h - op->pad_h;
+            he = hs + (int64_t)(op->kernel_h - 1) * dh + 1;
+            if (he > H) he = H;
+            while (hs < 0) hs += dh;
+        }
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            int64_t ws, we;
+            if (adaptive) {
+                ws = ow * W / op->out_w;
+                we = ((ow + 1) * W + op->out_w - 1) / op->out_w;
+            } else {
+                ws = ow * op->stride_w - op->pad_w;
+                we = ws + (int64_t)(op->kernel_w - 1) * dw + 1;
+                if (we > W) we = W;
+                while (ws < 0) ws += dw;
+            }
+            double best = -INFINITY;
+            int64_t arg = hs * W + ws;
+            for (int64_t h = hs; h < he; h += dh) {
+                const int64_t rb = ib + h * is[2];
+                for (int64_t w = ws; w < we; w += dw) {
+                    double v = ld(op->in, rb + w * is[3], dt);
+                    if (v > best || isnan(v)) {
+                        best = v;
+                        arg = h * W + w;
+                    }
+                }
+            }
+            int64_t o = ob + oh * os[2] + ow * os[3];
+            st(op->out, o, dt, best);
+            op->indices[o] = arg;
+        }
+    }
+}
+
+/* Contiguous float32 NCHW max pool without dilation: the common CNN case. */
+static void maxpool_plane_f32(const tfl_spatial_op *op, int64_t p)
+{
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const float *restrict x = (const float *)op->in + p * H * W;
+    float *restrict y = (float *)op->out + p * OH * OW;
+    int64_t *restrict ix = op->indices + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; oh++) {
+        int64_t hs = oh * op->stride_h - op->pad_h, he = hs + op->kernel_h;
+        if (he > H) he = H;
+        if (hs < 0) hs = 0;
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t ws = ow * op->stride_w - op->pad_w, we = ws + op->kernel_w;
+            if (we > W) we = W;
+            if (ws < 0) ws = 0;
+            float best = -INFINITY;
+            int64_t arg = hs * W + ws;
+            for (int64_t h = hs; h < he; h++)
+                for (int64_t w = ws; w < we; w++) {
+                    float v = x[h * W + w];
+                    if (v > best || isnan(v)) {
+                        best = v;
+                        arg = h * W + w;
+                    }
+                }
+            y[oh * OW + ow] = best;
+            ix[oh * OW + ow] = arg;
+        }
+    }
+}
+
+/* ------------------------------------------------------- average pooling */
+
+/* Clipped window of output position o along one axis and its divisor
+ * share: returns 0 for an empty window. */
+INLINE int avg_window(int64_t o, int k, int s, int pad, int64_t size,
+                      int64_t *lo, int64_t *hi, int64_t *full)
+{
+    int64_t a = o * s - pad, b = a + k;
+    if (b > size + pad) b = size + pad;
+    *full = b - a;
+    if (a < 0) a = 0;
+    if (b > size) b = size;
+    *lo = a;
+    *hi = b;
+    return a < b;
+}
+
+INLINE double avg_divisor(const tfl_spatial_op *op, int64_t fh, int64_t fw,
+                          int64_t hs, int64_t he, int64_t ws, int64_t we)
+{
+    if (op->divisor_override)
+        return (double)op->divisor_override;
+    return op->count_include_pad ? (double)(fh * fw) : (double)((he - hs) * (we - ws));
+}
+
+INLINE void avgpool_plane(const tfl_spatial_op *op, int64_t p, tfl_dtype dt)
+{
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        int64_t hs, he, fh;
+        int hok = avg_window(oh, op->kernel_h, op->stride_h, op->pad_h, op->in_h, &hs, &he, &fh);
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            int64_t ws, we, fw;
+            int wok = avg_window(ow, op->kernel_w, op->stride_w, op->pad_w, op->in_w, &ws, &we, &fw);
+            double sum = 0;
+            if (hok && wok) {
+                for (int64_t h = hs; h < he; h++)
+                    for (int64_t w = ws; w < we; w++)
+                        sum += ld(op->in, ib + h * is[2] + w * is[3], dt);
+                sum /= avg_divisor(op, fh, fw, hs, he, ws, we);
+            }
+            st(op->out, ob + oh * os[2] + ow * os[3], dt, sum);
+        }
+    }
+}
+
+INLINE void adaptive_avg_plane(const tfl_spatial_op *op, int64_t p, tfl_dtype dt)
+{
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
+    for (int64_t oh = 0; oh < OH; oh++) {
+        int64_t hs = oh * H / OH, he = ((oh + 1) * H + OH - 1) / OH;
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t ws = ow * W / OW, we = ((ow + 1) * W + OW - 1) / OW;
+            double sum = 0;
+            for (int64_t h = hs; h < he; h++)
+                for (int64_t w = ws; w < we; w++)
+                    sum += ld(op->in, ib + h * is[2] + w * is[3], dt);
+            st(op->out, ob + oh * os[2] + ow * os[3], dt, sum / (double)((he - hs) * (we - ws)));
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- resize */
+
+INLINE void nearest_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, tfl_dtype dt)
+{
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        const int64_t rb = ib + m->h0[oh] * is[2], wb = ob + oh * os[2];
+        for (int64_t ow = 0; ow < op->out_w; ow++)
+            st(op->out, wb + ow * os[3], dt, ld(op->in, rb + m->w0[ow] * is[3], dt));
+    }
+}
+
+INLINE void bilinear_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, tfl_dtype dt)
+{
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        const int64_t r0 = ib + m->h0[oh] * is[2], r1 = ib + m->h1[oh] * is[2];
+        const float h1l = m->hl[oh], h0l = 1.0f - h1l;
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            const int64_t c0 = m->w0[ow] * is[3], c1 = m->w1[ow] * is[3];
+            const float w1l = m->wl[ow], w0l = 1.0f - w1l;
+            double v = h0l * (w0l * ld(op->in, r0 + c0, dt) + w1l * ld(op->in, r0 + c1, dt)) +
+                       h1l * (w0l * ld(op->in, r1 + c0, dt) + w1l * ld(op->in, r1 + c1, dt));
+            st(op->out, ob + oh * os[2] + ow * os[3], dt, v);
+        }
+    }
+}
+
+/* -------------------------------------------------------------- backward */
+
+/* Write the plane's gradient buffer g (in_h x in_w) into `in`. */
+INLINE void store_grad(const tfl_spatial_op *op, int64_t p, const double *g, tfl_dtype dt)
+{
+    const int64_t *is = op->in_stride;
+    const int64_t ib = plane_off(op, is, p);
+    for (int64_t h = 0; h < op->in_h; h++)
+        for (int64_t w = 0; w < op->in_w; w++) {
+            int64_t i = ib + h * is[2] + w * is[3];
+            double v = g[h * op->in_w + w];
+            st(op->in, i, dt, op->accumulate ? ld(op->in, i, dt) + v : v);
+        }
+}
+
+/* Fill g with the plane's input gradient; 0 on a bad max index. */
+INLINE int grad_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, double *g, tfl_dtype dt)
+{
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const int64_t *os = op->out_stride;
+    const int64_t ob = plane_off(op, os, p);
+    memset(g, 0, sizeof(double) * (size_t)(H * W));
+#define GO(oh, ow) ld(op->out, ob + (oh) * os[2] + (ow) * os[3], dt)
+    switch (op->kind) {
+    case TFL_SPATIAL_MAX_BWD:
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t k = op->indices[ob + oh * os[2] + ow * os[3]];
+                if (k < 0 || k >= H * W)
+                    return 0;
+                g[k] += GO(oh, ow);
+            }
+        break;
+    case TFL_SPATIAL_AVGPOOL_BWD:
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t hs, he, fh;
+            if (!avg_window(oh, op->kernel_h, op->stride_h, op->pad_h, H, &hs, &he, &fh))
+                continue;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t ws, we, fw;
+                if (!avg_window(ow, op->kernel_w, op->stride_w, op->pad_w, W, &ws, &we, &fw))
+                    continue;
+                double v = GO(oh, ow) / avg_divisor(op, fh, fw, hs, he, ws, we);
+                for (int64_t h = hs; h < he; h++)
+                    for (int64_t w = ws; w < we; w++)
+                        g[h * W + w] += v;
+            }
+        }
+        break;
+    case TFL_SPATIAL_ADAPTIVE_AVG_BWD:
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t hs = oh * H / OH, he = ((oh + 1) * H + OH - 1) / OH;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t ws = ow * W / OW, we = ((ow + 1) * W + OW - 1) / OW;
+                double v = GO(oh, ow) / (double)((he - hs) * (we - ws));
+                for (int64_t h = hs; h < he; h++)
+                    for (int64_t w = ws; w < we; w++)
+                        g[h * W + w] += v;
+            }
+        }
+        break;
+    case TFL_SPATIAL_NEAREST_BWD:
+        /* gather: input row h takes output rows [h0[h], h1[h]) */
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t w = 0; w < W; w++) {
+                double s = 0;
+                for (int64_t oh = m->h0[h]; oh < m->h1[h]; oh++)
+                    for (int64_t ow = m->w0[w]; ow < m->w1[w]; ow++)
+                        s += GO(oh, ow);
+                g[h * W + w] = s;
+            }
+        break;
+    case TFL_SPATIAL_BILINEAR_BWD:
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t r0 = m->h0[oh] * W, r1 = m->h1[oh] * W;
+            const float h1l = m->hl[oh], h0l = 1.0f - h1l;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const int64_t c0 = m->w0[ow], c1 = m->w1[ow];
+                const float w1l = m->wl[ow], w0l = 1.0f - w1l;
+                const double d = GO(oh, ow);
+                g[r0 + c0] += (double)(h0l * w0l) * d;
+                g[r0 + c1] += (double)(h0l * w1l) * d;
+                g[r1 + c0] += (double)(h1l * w0l) * d;
+                g[r1 + c1] += (double)(h1l * w1l) * d;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+#undef GO
+    return 1;
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+INLINE int run_plane(sp_work *w, int64_t p, double *g, tfl_dtype dt)
+{
+    const tfl_spatial_op *op = w->op;
+    switch (op->kind) {
+    case TFL_SPATIAL_MAXPOOL_FWD: maxpool_plane(op, p, dt, 0); return 1;
+    case TFL_SPATIAL_ADAPTIVE_MAX_FWD: maxpool_plane(op, p, dt, 1); return 1;
+    case TFL_SPATIAL_AVGPOOL_FWD: avgpool_plane(op, p, dt); return 1;
+    case TFL_SPATIAL_ADAPTIVE_AVG_FWD: adaptive_avg_plane(op, p, dt); return 1;
+    case TFL_SPATIAL_NEAREST_FWD: nearest_plane(op, &w->m, p, dt); return 1;
+    case TFL_SPATIAL_BILINEAR_FWD: bilinear_plane(op, &w->m, p, dt); return 1;
+    default:
+        if (!grad_plane(op, &w->m, p, g, dt))
+            return 0;
+        store_grad(op, p, g, dt);
+        return 1;
+    }
+}
+
+static int is_backward(tfl_spatial_kind k)
+{
+    return k == TFL_SPATIAL_MAX_BWD || k == TFL_SPATIAL_AVGPOOL_BWD ||
+           k == TFL_SPATIAL_ADAPTIVE_AVG_BWD || k == TFL_SPATIAL_NEAREST_BWD ||
+           k == TFL_SPATIAL_BILINEAR_BWD;
+}
+
+/* Can the float32 NCHW max-pool fast path run this op? */
+static int maxpool_fast(const tfl_spatial_op *op)
+{
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    return op->kind == TFL_SPATIAL_MAXPOOL_FWD && op->dtype == TFL_DT_F32 &&
+           op->dilation_h == 1 && op->dilation_w == 1 &&
+           is[3] == 1 && is[2] == op->in_w && is[1] == op->in_h * op->in_w &&
+           is[0] == op->c * is[1] &&
+           os[3] == 1 && os[2] == op->out_w && os[1] == op->out_h * op->out_w &&
+           os[0] == op->c * os[1];
+}
+
+static void sp_part(void *ctx, int part)
+{
+    sp_work *w = ctx;
+    const tfl_spatial_op *op = w->op;
+    int64_t p0 = part * w->per_part, p1 = p0 + w->per_part;
+    if (p1 > w->planes) p1 = w->planes;
+    if (p0 >= p1)
+        return;
+    double *g = NULL;
+    if (is_backward(op->kind)) {
+        g = malloc(sizeof(double) * (size_t)(op->in_h * op->in_w));
+        if (!g) {
+            atomic_store(&w->status, TFL_ERR_NOMEM);
+            return;
+        }
+    }
+    int fast = maxpool_fast(op);
+    for (int64_t p = p0; p < p1; p++) {
+        int ok;
+        if (fast) {
+            maxpool_plane_f32(op, p);
+            ok = 1;
+        } else {
+            switch (op->dtype) {
+            case TFL_DT_F64: ok = run_plane(w, p, g, TFL_DT_F64); break;
+            case TFL_DT_F16: ok = run_plane(w, p, g, TFL_DT_F16); break;
+            case TFL_DT_BF16: ok = run_plane(w, p, g, TFL_DT_BF16); break;
+            default: ok = run_plane(w, p, g, TFL_DT_F32); break;
+            }
+        }
+        if (!ok) {
+            atomic_store(&w->status, TFL_ERR_DEVICE);
+            break;
+        }
+    }
+    free(g);
+}
+
+/* ---------------------------------------------------------- index maps */
+
+static void rmap_free(rmap *m)
+{
+    free(m->h0); free(m->h1); free(m->w0); free(m->w1); free(m->hl); free(m->wl);
+    memset(m, 0, sizeof *m);
+}
+
+/* Nearest: forward maps output index -> source index (in a0); backward
+ * maps input index i -> output range [a0[i], a1[i]). */
+static void nearest_axis(const tfl_spatial_op *op, int64_t in, int64_t out, float s,
+                         int64_t *a0, int64_t *a1)
+{
+    if (op->kind == TFL_SPATIAL_NEAREST_FWD) {
+        for (int64_t o = 0; o < out; o++) {
+            int64_t i;
+            if (in == out)
+                i = o;
+            else if (op->exact)
+                i = (int64_t)floorf(((float)o + 0.5f) * s);
+            else
+                i = (int64_t)floorf((float)o * s);
+            a0[o] = i < in - 1 ? i : in - 1;
+        }
+        return;
+    }
+    for (int64_t i = 0; i <= in; i++) {
+        /* nvcc contracts x * s - 0.5f into one fma: do the same */
+        float f = op->exact ? fmaf((float)i, s, -0.5f) : (float)i * s;
+        int64_t o = (int64_t)ceilf(f);
+        if (o > out) o = out;
+        if (o < 0) o = 0;
+        if (i < in) a0[i] = o;
+        if (i > 0) a1[i - 1] = o;
+    }
+}
+
+/* Bilinear taps of each output index along one axis. */
+static void bilinear_axis(const tfl_spatial_op *op, int64_t in, int64_t out, float s,
+                          int64_t *t0, int64_t *t1, float *l1)
+{
+    for (int64_t o = 0; o < out; o++) {
+        float r;
+        if (op->align_corners) {
+            r = s * (float)o;
+        } else {
+            r = fmaf(s, (float)o + 0.5f, -0.5f);
+            if (r < 0) r = 0;
+        }
+        int64_t i = (int64_t)r;
+        if (i > in - 1) i = in - 1;
+        t0[o] = i;
+        t1[o] = i < in - 1 ? i + 1 : i;
+        l1[o] = r - (float)i;
+    }
+}
+
+static int rmap_build(const tfl_spatial_op *op, rmap *m)
+{
+    memset(m, 0, sizeof *m);
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    int bwd = op->kind == TFL_SPATIAL_NEAREST_BWD;
+    int64_t nh = bwd ? H : OH, nw = bwd ? W : OW;
+    m->h0 = malloc(sizeof(int64_t) * (size_t)nh);
+    m->h1 = malloc(sizeof(int64_t) * (size_t)nh);
+    m->w0 = malloc(sizeof(int64_t) * (size_t)nw);
+    m->w1 = malloc(sizeof(int64_t) * (size_t)nw);
+    m->hl = malloc(sizeof(float) * (size_t)nh);
+    m->wl = malloc(sizeof(float) * (size_t)nw);
+    if (!m->h0 || !m->h1 || !m->w0 || !m->w1 || !m->hl || !m->wl) {
+        rmap_free(m);
+        return 0;
+    }
+    if (op->kind == TFL_SPATIAL_NEAREST_FWD || bwd) {
+        nearest_axis(op, H, OH, op->scale_h, m->h0, m->h1);
+        nearest_axis(op, W, OW, op->scale_w, m->w0, m->w1);
+    } else {
+        bilinear_axis(op, H, OH, op->scale_h, m->h0, m->h1, m->hl);
+        bilinear_axis(op, W, OW, op->scale_w, m->w0, m->w1, m->wl);
+    }
+    return 1;
+}
+
+/* ----------------------------------------------------------------- roll */
+
+typedef struct roll_work {
+    const tfl_spatial_op *op;
+    int64_t per_part;
+} roll_work;
+
+static void roll_part(void *ctx, int part)
+{
+    roll_work *w = ctx;
+    const tfl_spatial_op *op = w->op;
+    const size_t row = (size_t)op->inner * op->elem_size;
+    const size_t head = (size_t)(op->size - op->start) * row, tail = (size_t)op->start * row;
+    int64_t o0 = part * w->per_part, o1 = o0 + w->per_part;
+    if (o1 > op->outer) o1 = op->outer;
+    for (int64_t o = o0; o < o1; o++) {
+        const char *src = (const char *)op->in + (size_t)o * (head + tail);
+        char *dst = (char *)op->out + (size_t)o * (head + tail);
+        memcpy(dst, src + tail, head);
+        memcpy(dst + head, src, tail);
+    }
+}
+
+static tfl_status host_roll(const tfl_spatial_op *op)
+{
+    int64_t total = op->outer * op->size * op->inner;
+    if (total == 0)
+        return TFL_OK;
+    int parts = (size_t)total * op->elem_size >= (1u << 20) ? host_par_threads() * 2 : 1;
+    if (parts > op->outer) parts = (int)op->outer;
+    if (parts < 1) parts = 1;
+    roll_work w = { .op = op, .per_part = (op->outer + parts - 1) / parts };
+    host_parallel(parts, roll_part, &w);
+    return TFL_OK;
+}
+
+/* ----------------------------------------------------------------- entry */
+
+int host_spatial_supported(const tfl_spatial_op *op)
+{
+    if (!op)
+        return 0;
+    if (op->kind == TFL_SPATIAL_ROLL)
+        return op->elem_size >= 1 && op->elem_size <= 16;
+    return op->kind >= TFL_SPATIAL_MAXPOOL_FWD && op->kind <= TFL_SPATIAL_BILINEAR_BWD &&
+           is_pool_dtype(op->dtype);
+}
+
+static int needs_indices(tfl_spatial_kind k)
+{
+    return k == TFL_SPATIAL_MAXPOOL_FWD || k == TFL_SPATIAL_ADAPTIVE_MAX_FWD ||
+           k == TFL_SPATIAL_MAX_BWD;
+}
+
+tfl_status host_spatial(const tfl_spatial_op *op)
+{
+    if (!host_spatial_supported(op))
+        return TFL_ERR_INVALID;
+    if (op->kind == TFL_SPATIAL_ROLL) {
+        if (op->outer < 0 || op->size < 0 || op->inner < 0 ||
+            (op->size > 0 && (op->start < 0 || op->start >= op->size)) || !op->in || !op->out) {
+            tfl_error("spatial roll: bad geometry");
+            return TFL_ERR_INVALID;
+        }
+        return host_roll(op);
+    }
+    if (op->n < 0 || op->c < 0 || op->in_h < 0 || op->in_w < 0 || op->out_h < 0 || op->out_w < 0) {
+        tfl_error("spatial op %d: negative size", (int)op->kind);
+        return TFL_ERR_INVALID;
+    }
+    const int64_t planes = op->n * op->c;
+    if (planes == 0 || op->out_h == 0 || op->out_w == 0 || op->in_h == 0 || op->in_w == 0)
+        return TFL_OK;
+    if (!op->in || !op->out || (needs_indices(op->kind) && !op->indices)) {
+        tfl_error("spatial op %d: missing operand", (int)op->kind);
+        return TFL_ERR_INVALID;
+    }
+    int pool = op->kind == TFL_SPATIAL_MAXPOOL_FWD || op->kind == TFL_SPATIAL_AVGPOOL_FWD ||
+               op->kind == TFL_SPATIAL_AVGPOOL_BWD;
+    if (pool && (op->kernel_h <= 0 || op->kernel_w <= 0 || op->stride_h <= 0 ||
+                 op->stride_w <= 0 || op->pad_h < 0 || op->pad_w < 0 ||
+                 (op->kind == TFL_SPATIAL_MAXPOOL_FWD &&
+                  (op->dilation_h <= 0 || op->dilation_w <= 0)))) {
+        tfl_error("spatial pooling: bad window (kernel %dx%d stride %dx%d pad %dx%d)",
+                  op->kernel_h, op->kernel_w, op->stride_h, op->stride_w, op->pad_h, op->pad_w);
+        return TFL_ERR_INVALID;
+    }
+    sp_work w = { .op = op, .planes = planes };
+    atomic_init(&w.status, TFL_OK);
+    int resize = op->kind >= TFL_SPATIAL_NEAREST_FWD && op->kind <= TFL_SPATIAL_BILINEAR_BWD;
+    if (resize && !rmap_build(op, &w.m))
+        return TFL_ERR_NOMEM;
+    int64_t work = planes * (op->in_h * op->in_w + op->out_h * op->out_w);
+    int parts = work >= (1 << 15) ? host_par_threads() * 2 : 1;
+    if (parts > planes) parts = (int)planes;
+    w.per_part = (planes + parts - 1) / parts;
+    host_parallel(parts, sp_part, &w);
+    rmap_free(&w.m);
+    tfl_status s = (tfl_status)atomic_load(&w.status);
+    if (s == TFL_ERR_DEVICE)
+        tfl_error("spatial max-pool backward: an index is outside its %lldx%lld plane",
+                  (long long)op->in_h, (long long)op->in_w);
+    return s;
+}
