@@ -67,7 +67,8 @@ typedef enum tfl_spatial_kind {
      * source coordinate r = scale_h * oh with align_corners, else
      * max(scale_h * (oh + 0.5f) - 0.5f, 0); rows (int)r and (int)r + 1
      * (clamped to in_h - 1) weighted 1 - frac and frac; likewise w.
-     * scale_h = input rows per output row (float). */
+     * scale_h = input rows per output row.  Arithmetic in float, in
+     * double for float64 data. */
     TFL_SPATIAL_BILINEAR_FWD = 10,
     TFL_SPATIAL_BILINEAR_BWD = 11,      /* its adjoint, same scales */
     /* out[o][j][k] = in[o][(j + start) % size][k], o < outer, j < size,
@@ -95,7 +96,9 @@ typedef struct tfl_spatial_op {
     /* resize */
     int align_corners;
     int exact;                /* nearest-exact */
-    float scale_h, scale_w;
+    /* As the kernel got them: float for every dtype but float64
+     * bilinear, whose coordinates are computed in double. */
+    double scale_h, scale_w;
     /* roll */
     int64_t outer, size, inner, start;
     size_t elem_size;

@@ -51,7 +51,8 @@ static int is_pool_dtype(tfl_dtype dt)
 /* Index maps of the resize ops, computed once per op. */
 typedef struct rmap {
     int64_t *h0, *h1, *w0, *w1;   /* bilinear taps; nearest: [h0, h1) ranges */
-    float *hl, *wl;               /* bilinear: weight of the second tap */
+    double *hl, *wl;              /* bilinear: weight of the second tap */
+    double *hl0, *wl0;            /* and of the first (1 - that, in the kernel's type) */
 } rmap;
 
 typedef struct sp_work {
@@ -231,10 +232,10 @@ INLINE void bilinear_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, t
     const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
     for (int64_t oh = 0; oh < op->out_h; oh++) {
         const int64_t r0 = ib + m->h0[oh] * is[2], r1 = ib + m->h1[oh] * is[2];
-        const float h1l = m->hl[oh], h0l = 1.0f - h1l;
+        const double h1l = m->hl[oh], h0l = m->hl0[oh];
         for (int64_t ow = 0; ow < op->out_w; ow++) {
             const int64_t c0 = m->w0[ow] * is[3], c1 = m->w1[ow] * is[3];
-            const float w1l = m->wl[ow], w0l = 1.0f - w1l;
+            const double w1l = m->wl[ow], w0l = m->wl0[ow];
             double v = h0l * (w0l * ld(op->in, r0 + c0, dt) + w1l * ld(op->in, r0 + c1, dt)) +
                        h1l * (w0l * ld(op->in, r1 + c0, dt) + w1l * ld(op->in, r1 + c1, dt));
             st(op->out, ob + oh * os[2] + ow * os[3], dt, v);
@@ -317,15 +318,15 @@ INLINE int grad_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, double
     case TFL_SPATIAL_BILINEAR_BWD:
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t r0 = m->h0[oh] * W, r1 = m->h1[oh] * W;
-            const float h1l = m->hl[oh], h0l = 1.0f - h1l;
+            const double h1l = m->hl[oh], h0l = m->hl0[oh];
             for (int64_t ow = 0; ow < OW; ow++) {
                 const int64_t c0 = m->w0[ow], c1 = m->w1[ow];
-                const float w1l = m->wl[ow], w0l = 1.0f - w1l;
+                const double w1l = m->wl[ow], w0l = m->wl0[ow];
                 const double d = GO(oh, ow);
-                g[r0 + c0] += (double)(h0l * w0l) * d;
-                g[r0 + c1] += (double)(h0l * w1l) * d;
-                g[r1 + c0] += (double)(h1l * w0l) * d;
-                g[r1 + c1] += (double)(h1l * w1l) * d;
+                g[r0 + c0] += h0l * w0l * d;
+                g[r0 + c1] += h0l * w1l * d;
+                g[r1 + c0] += h1l * w0l * d;
+                g[r1 + c1] += h1l * w1l * d;
             }
         }
         break;
@@ -417,7 +418,8 @@ static void sp_part(void *ctx, int part)
 
 static void rmap_free(rmap *m)
 {
-    free(m->h0); free(m->h1); free(m->w0); free(m->w1); free(m->hl); free(m->wl);
+    free(m->h0); free(m->h1); free(m->w0); free(m->w1);
+    free(m->hl); free(m->wl); free(m->hl0); free(m->wl0);
     memset(m, 0, sizeof *m);
 }
 
@@ -450,23 +452,34 @@ static void nearest_axis(const tfl_spatial_op *op, int64_t in, int64_t out, floa
     }
 }
 
-/* Bilinear taps of each output index along one axis. */
-static void bilinear_axis(const tfl_spatial_op *op, int64_t in, int64_t out, float s,
-                          int64_t *t0, int64_t *t1, float *l1)
+/* Bilinear taps of each output index along one axis: the source
+ * coordinate in float as the float kernels compute it (nvcc contracts
+ * s * (o + 0.5) - 0.5 into one fma), in double for float64. */
+static void bilinear_axis(const tfl_spatial_op *op, int64_t in, int64_t out, double s,
+                          int64_t *t0, int64_t *t1, double *l1, double *l0)
 {
+    const int dbl = op->dtype == TFL_DT_F64;
     for (int64_t o = 0; o < out; o++) {
-        float r;
-        if (op->align_corners) {
-            r = s * (float)o;
-        } else {
-            r = fmaf(s, (float)o + 0.5f, -0.5f);
-            if (r < 0) r = 0;
-        }
+        double r;
+        if (dbl)
+            r = op->align_corners ? s * (double)o : fma(s, (double)o + 0.5, -0.5);
+        else
+            r = op->align_corners ? (float)s * (float)o
+                                  : fmaf((float)s, (float)o + 0.5f, -0.5f);
+        if (!op->align_corners && r < 0)
+            r = 0;
         int64_t i = (int64_t)r;
         if (i > in - 1) i = in - 1;
         t0[o] = i;
         t1[o] = i < in - 1 ? i + 1 : i;
-        l1[o] = r - (float)i;
+        if (dbl) {
+            l1[o] = r - (double)i;
+            l0[o] = 1.0 - l1[o];
+        } else {
+            float f1 = (float)r - (float)i;
+            l1[o] = f1;
+            l0[o] = 1.0f - f1;
+        }
     }
 }
 
@@ -480,18 +493,20 @@ static int rmap_build(const tfl_spatial_op *op, rmap *m)
     m->h1 = malloc(sizeof(int64_t) * (size_t)nh);
     m->w0 = malloc(sizeof(int64_t) * (size_t)nw);
     m->w1 = malloc(sizeof(int64_t) * (size_t)nw);
-    m->hl = malloc(sizeof(float) * (size_t)nh);
-    m->wl = malloc(sizeof(float) * (size_t)nw);
-    if (!m->h0 || !m->h1 || !m->w0 || !m->w1 || !m->hl || !m->wl) {
+    m->hl = malloc(sizeof(double) * (size_t)nh);
+    m->wl = malloc(sizeof(double) * (size_t)nw);
+    m->hl0 = malloc(sizeof(double) * (size_t)nh);
+    m->wl0 = malloc(sizeof(double) * (size_t)nw);
+    if (!m->h0 || !m->h1 || !m->w0 || !m->w1 || !m->hl || !m->wl || !m->hl0 || !m->wl0) {
         rmap_free(m);
         return 0;
     }
     if (op->kind == TFL_SPATIAL_NEAREST_FWD || bwd) {
-        nearest_axis(op, H, OH, op->scale_h, m->h0, m->h1);
-        nearest_axis(op, W, OW, op->scale_w, m->w0, m->w1);
+        nearest_axis(op, H, OH, (float)op->scale_h, m->h0, m->h1);
+        nearest_axis(op, W, OW, (float)op->scale_w, m->w0, m->w1);
     } else {
-        bilinear_axis(op, H, OH, op->scale_h, m->h0, m->h1, m->hl);
-        bilinear_axis(op, W, OW, op->scale_w, m->w0, m->w1, m->wl);
+        bilinear_axis(op, H, OH, op->scale_h, m->h0, m->h1, m->hl, m->hl0);
+        bilinear_axis(op, W, OW, op->scale_w, m->w0, m->w1, m->wl, m->wl0);
     }
     return 1;
 }

@@ -22,6 +22,12 @@ static void accessor(const tfl_kcall *c, int i, void **data, int64_t *sizes, int
     }
 }
 
+/* A bilinear kernel's scale: its accscalar_t, double for double data. */
+static double dscale(const tfl_kcall *c, int i, const spatial_kernel *k)
+{
+    return k->dtype == TFL_DT_F64 ? SARG(c, i, double) : (double)SARG(c, i, float);
+}
+
 static int batch_from(int64_t count, int64_t per, int64_t *n)
 {
     if (count < 0 || per <= 0 || count % per != 0)
@@ -112,8 +118,8 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
          *  accessor<const s, 4> in, accessor<s, 4> out): any strides */
         int64_t isz[4], osz[4];
         s->kind = TFL_SPATIAL_BILINEAR_FWD;
-        s->scale_h = SARG(c, 1, float);
-        s->scale_w = SARG(c, 2, float);
+        s->scale_h = dscale(c, 1, k);
+        s->scale_w = dscale(c, 2, k);
         s->align_corners = SARG(c, 3, uint8_t) != 0;
         accessor(c, 4, &s->in, isz, s->in_stride);
         accessor(c, 5, &s->out, osz, s->out_stride);
@@ -131,8 +137,8 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         /* (float rh, float rw, bool align_corners, int C, H, W, OH, OW,
          *  const s *in, s *out, int out_numel); NHWC contiguous */
         s->kind = TFL_SPATIAL_BILINEAR_FWD;
-        s->scale_h = SARG(c, 0, float);
-        s->scale_w = SARG(c, 1, float);
+        s->scale_h = dscale(c, 0, k);
+        s->scale_w = dscale(c, 1, k);
         s->align_corners = SARG(c, 2, uint8_t) != 0;
         s->c = SARG(c, 3, int32_t);
         s->in_h = SARG(c, 4, int32_t);
@@ -155,8 +161,8 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         s->in_w = SARG(c, 2, int32_t);
         s->out_h = SARG(c, 3, int32_t);
         s->out_w = SARG(c, 4, int32_t);
-        s->scale_h = SARG(c, 5, float);
-        s->scale_w = SARG(c, 6, float);
+        s->scale_h = dscale(c, 5, k);
+        s->scale_w = dscale(c, 6, k);
         s->align_corners = SARG(c, 7, uint8_t) != 0;
         s->in = SARG(c, 8, void *);
         s->out = SARG(c, 9, void *);
@@ -173,8 +179,8 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         s->in_w = SARG(c, 1, int32_t);
         s->out_h = SARG(c, 2, int32_t);
         s->out_w = SARG(c, 3, int32_t);
-        s->scale_h = SARG(c, 4, float);
-        s->scale_w = SARG(c, 5, float);
+        s->scale_h = dscale(c, 4, k);
+        s->scale_w = dscale(c, 5, k);
         s->align_corners = SARG(c, 6, uint8_t) != 0;
         s->in = SARG(c, 7, void *);
         s->out = SARG(c, 8, void *);
