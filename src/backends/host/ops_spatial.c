@@ -58,6 +58,7 @@ typedef struct rmap {
 typedef struct sp_work {
     const tfl_spatial_op *op;
     int64_t planes, per_part;
+    int by_image;                 /* channels_last: work unit = image */
     rmap m;
     atomic_int status;
 } sp_work;
@@ -376,42 +377,122 @@ static int maxpool_fast(const tfl_spatial_op *op)
            os[0] == op->c * os[1];
 }
 
+/* One plane, any dtype; 0 on a bad max index. */
+static int plane_any(sp_work *w, int64_t p, double *g)
+{
+    if (maxpool_fast(w->op)) {
+        maxpool_plane_f32(w->op, p);
+        return 1;
+    }
+    switch (w->op->dtype) {
+    case TFL_DT_F64: return run_plane(w, p, g, TFL_DT_F64);
+    case TFL_DT_F16: return run_plane(w, p, g, TFL_DT_F16);
+    case TFL_DT_BF16: return run_plane(w, p, g, TFL_DT_BF16);
+    default: return run_plane(w, p, g, TFL_DT_F32);
+    }
+}
+
+/* dst[c][h][w] = (or +=) src[c][h][w] over one image; strides (c, h, w)
+ * in elements of es bytes.  Row by row (a W x C block stays in cache),
+ * w innermost: one side is read or written in runs, the other strided
+ * within the cached block. */
+static void copy_image(void *dst, const int64_t *ds, const void *src, const int64_t *ss,
+                       int64_t C, int64_t H, int64_t W, size_t es, int add, tfl_dtype dt)
+{
+    for (int64_t h = 0; h < H; h++)
+        for (int64_t c = 0; c < C; c++) {
+            const int64_t d0 = h * ds[1] + c * ds[0], s0 = h * ss[1] + c * ss[0];
+            if (add) {
+                for (int64_t w = 0; w < W; w++)
+                    st(dst, d0 + w * ds[2], dt, ld(dst, d0 + w * ds[2], dt) + ld(src, s0 + w * ss[2], dt));
+                continue;
+            }
+#define COPY(T) do { T *restrict d = (T *)dst + d0; const T *restrict s_ = (const T *)src + s0; \
+            for (int64_t w = 0; w < W; w++) d[w * ds[2]] = s_[w * ss[2]]; } while (0)
+            switch (es) {
+            case 2: COPY(uint16_t); break;
+            case 8: COPY(uint64_t); break;
+            default: COPY(uint32_t); break;
+            }
+#undef COPY
+        }
+}
+
+/* Image n of a channels_last op: transpose its operands to NCHW scratch,
+ * run the plane kernels there, transpose the result back.  Plane by
+ * plane on NHWC data would stride by C on every access. */
+static int image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, int64_t *xind)
+{
+    const tfl_spatial_op *op = w->op;
+    const int64_t C = op->c, H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const size_t es = tfl_dtype_size(op->dtype);
+    const int bwd = is_backward(op->kind);
+    tfl_spatial_op lo = *op;
+    lo.n = 1;
+    lo.in = xin;
+    lo.out = xout;
+    lo.indices = op->indices ? xind : NULL;
+    lo.accumulate = 0;
+    lo.in_stride[0] = C * H * W; lo.in_stride[1] = H * W; lo.in_stride[2] = W; lo.in_stride[3] = 1;
+    lo.out_stride[0] = C * OH * OW; lo.out_stride[1] = OH * OW; lo.out_stride[2] = OW;
+    lo.out_stride[3] = 1;
+    const int64_t li[3] = { H * W, W, 1 }, lq[3] = { OH * OW, OW, 1 };
+    const int64_t ci[3] = { op->in_stride[1], op->in_stride[2], op->in_stride[3] };
+    const int64_t co[3] = { op->out_stride[1], op->out_stride[2], op->out_stride[3] };
+    char *inb = (char *)op->in + (size_t)(n * op->in_stride[0]) * es;
+    char *outb = (char *)op->out + (size_t)(n * op->out_stride[0]) * es;
+    int64_t *indb = op->indices ? op->indices + n * op->out_stride[0] : NULL;
+    if (bwd) {
+        copy_image(xout, lq, outb, co, C, OH, OW, es, 0, op->dtype);
+        if (indb)
+            copy_image(xind, lq, indb, co, C, OH, OW, 8, 0, op->dtype);
+    } else {
+        copy_image(xin, li, inb, ci, C, H, W, es, 0, op->dtype);
+    }
+    sp_work lw = { .op = &lo, .planes = C, .m = w->m };
+    for (int64_t c = 0; c < C; c++)
+        if (!plane_any(&lw, c, g))
+            return 0;
+    if (bwd) {
+        copy_image(inb, ci, xin, li, C, H, W, es, op->accumulate, op->dtype);
+    } else {
+        copy_image(outb, co, xout, lq, C, OH, OW, es, 0, op->dtype);
+        if (indb)
+            copy_image(indb, co, xind, lq, C, OH, OW, 8, 0, op->dtype);
+    }
+    return 1;
+}
+
 static void sp_part(void *ctx, int part)
 {
     sp_work *w = ctx;
     const tfl_spatial_op *op = w->op;
+    const int64_t units = w->by_image ? op->n : w->planes;
     int64_t p0 = part * w->per_part, p1 = p0 + w->per_part;
-    if (p1 > w->planes) p1 = w->planes;
+    if (p1 > units) p1 = units;
     if (p0 >= p1)
         return;
-    double *g = NULL;
-    if (is_backward(op->kind)) {
-        g = malloc(sizeof(double) * (size_t)(op->in_h * op->in_w));
-        if (!g) {
-            atomic_store(&w->status, TFL_ERR_NOMEM);
-            return;
-        }
-    }
-    int fast = maxpool_fast(op);
-    for (int64_t p = p0; p < p1; p++) {
-        int ok;
-        if (fast) {
-            maxpool_plane_f32(op, p);
-            ok = 1;
-        } else {
-            switch (op->dtype) {
-            case TFL_DT_F64: ok = run_plane(w, p, g, TFL_DT_F64); break;
-            case TFL_DT_F16: ok = run_plane(w, p, g, TFL_DT_F16); break;
-            case TFL_DT_BF16: ok = run_plane(w, p, g, TFL_DT_BF16); break;
-            default: ok = run_plane(w, p, g, TFL_DT_F32); break;
+    const int64_t HW = op->in_h * op->in_w, OHW = op->out_h * op->out_w;
+    const size_t es = tfl_dtype_size(op->dtype);
+    double *g = is_backward(op->kind) ? malloc(sizeof(double) * (size_t)HW) : NULL;
+    char *xin = w->by_image ? malloc((size_t)(op->c * HW) * es) : NULL;
+    char *xout = w->by_image ? malloc((size_t)(op->c * OHW) * es) : NULL;
+    int64_t *xind = w->by_image && op->indices ? malloc(sizeof(int64_t) * (size_t)(op->c * OHW)) : NULL;
+    if ((is_backward(op->kind) && !g) || (w->by_image && (!xin || !xout || (op->indices && !xind)))) {
+        atomic_store(&w->status, TFL_ERR_NOMEM);
+    } else {
+        for (int64_t p = p0; p < p1; p++) {
+            int ok = w->by_image ? image_nhwc(w, p, g, xin, xout, xind) : plane_any(w, p, g);
+            if (!ok) {
+                atomic_store(&w->status, TFL_ERR_DEVICE);
+                break;
             }
-        }
-        if (!ok) {
-            atomic_store(&w->status, TFL_ERR_DEVICE);
-            break;
         }
     }
     free(g);
+    free(xin);
+    free(xout);
+    free(xind);
 }
 
 /* ---------------------------------------------------------- index maps */
@@ -603,10 +684,13 @@ tfl_status host_spatial(const tfl_spatial_op *op)
     int resize = op->kind >= TFL_SPATIAL_NEAREST_FWD && op->kind <= TFL_SPATIAL_BILINEAR_BWD;
     if (resize && !rmap_build(op, &w.m))
         return TFL_ERR_NOMEM;
+    /* channels innermost on both sides: transpose image by image */
+    w.by_image = op->c > 1 && op->in_stride[1] == 1 && op->out_stride[1] == 1;
+    const int64_t units = w.by_image ? op->n : planes;
     int64_t work = planes * (op->in_h * op->in_w + op->out_h * op->out_w);
     int parts = work >= (1 << 15) ? host_par_threads() * 2 : 1;
-    if (parts > planes) parts = (int)planes;
-    w.per_part = (planes + parts - 1) / parts;
+    if (parts > units) parts = (int)units;
+    w.per_part = (units + parts - 1) / parts;
     host_parallel(parts, sp_part, &w);
     rmap_free(&w.m);
     tfl_status s = (tfl_status)atomic_load(&w.status);
