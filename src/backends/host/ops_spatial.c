@@ -11,6 +11,12 @@
  * double buffer and store it once (one rounding, as PyTorch's kernels
  * that sum in float and store once).
  */
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC's -O2 cost model leaves the channels_last loops over C lanes
+ * scalar (runtime trip count epilogue) */
+#pragma GCC optimize("O3")
+#endif
+
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -118,33 +124,48 @@ INLINE void maxpool_plane(const tfl_spatial_op *op, int64_t p, tfl_dtype dt, int
     }
 }
 
-/* Contiguous float32 NCHW max pool without dilation: the common CNN case. */
-static void maxpool_plane_f32(const tfl_spatial_op *op, int64_t p)
+/* Contiguous float32 NCHW max pool, one output row at a time: for each
+ * window tap (h, j) one pass over the row's outputs, so the inner loop is
+ * long and branch-free (a loop per 3x3 window mispredicts and does not
+ * vectorise).  Taps come in row-major window order, so ties and NaNs
+ * resolve as in the window loop.  row: OW floats + OW int32s. */
+static void maxpool_plane_f32(const tfl_spatial_op *op, int64_t p, void *row)
 {
     const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const int64_t sw = op->stride_w, dh = op->dilation_h, dw = op->dilation_w;
     const float *restrict x = (const float *)op->in + p * H * W;
     float *restrict y = (float *)op->out + p * OH * OW;
     int64_t *restrict ix = op->indices + p * OH * OW;
+    float *restrict best = row;
+    int32_t *restrict arg = (int32_t *)(best + OW);
     for (int64_t oh = 0; oh < OH; oh++) {
-        int64_t hs = oh * op->stride_h - op->pad_h, he = hs + op->kernel_h;
+        int64_t hs = oh * op->stride_h - op->pad_h, he = hs + (op->kernel_h - 1) * dh + 1;
         if (he > H) he = H;
-        if (hs < 0) hs = 0;
+        while (hs < 0) hs += dh;
         for (int64_t ow = 0; ow < OW; ow++) {
-            int64_t ws = ow * op->stride_w - op->pad_w, we = ws + op->kernel_w;
-            if (we > W) we = W;
-            if (ws < 0) ws = 0;
-            float best = -INFINITY;
-            int64_t arg = hs * W + ws;
-            for (int64_t h = hs; h < he; h++)
-                for (int64_t w = ws; w < we; w++) {
-                    float v = x[h * W + w];
-                    if (v > best || isnan(v)) {
-                        best = v;
-                        arg = h * W + w;
-                    }
+            int64_t ws = ow * sw - op->pad_w;
+            while (ws < 0) ws += dw;
+            best[ow] = -INFINITY;
+            arg[ow] = (int32_t)(hs * W + ws);
+        }
+        for (int64_t h = hs; h < he; h += dh)
+            for (int64_t j = 0; j < op->kernel_w; j++) {
+                const int64_t off = j * dw - op->pad_w;       /* w = ow * sw + off */
+                int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                int64_t hi = W - off <= 0 ? 0 : (W - off + sw - 1) / sw;
+                if (hi > OW) hi = OW;
+                const float *restrict xr = x + h * W + off;
+                const int32_t k0 = (int32_t)(h * W + off);
+                for (int64_t ow = lo; ow < hi; ow++) {
+                    float v = xr[ow * sw], b = best[ow];
+                    int take = (v > b) | (v != v);
+                    best[ow] = take ? v : b;
+                    arg[ow] = take ? k0 + (int32_t)(ow * sw) : arg[ow];
                 }
-            y[oh * OW + ow] = best;
-            ix[oh * OW + ow] = arg;
+            }
+        for (int64_t ow = 0; ow < OW; ow++) {
+            y[oh * OW + ow] = best[ow];
+            ix[oh * OW + ow] = arg[ow];
         }
     }
 }
@@ -370,18 +391,19 @@ static int maxpool_fast(const tfl_spatial_op *op)
 {
     const int64_t *is = op->in_stride, *os = op->out_stride;
     return op->kind == TFL_SPATIAL_MAXPOOL_FWD && op->dtype == TFL_DT_F32 &&
-           op->dilation_h == 1 && op->dilation_w == 1 &&
+           op->in_h * op->in_w <= INT32_MAX &&
            is[3] == 1 && is[2] == op->in_w && is[1] == op->in_h * op->in_w &&
            is[0] == op->c * is[1] &&
            os[3] == 1 && os[2] == op->out_w && os[1] == op->out_h * op->out_w &&
            os[0] == op->c * os[1];
 }
 
-/* One plane, any dtype; 0 on a bad max index. */
-static int plane_any(sp_work *w, int64_t p, double *g)
+/* One plane, any dtype; 0 on a bad max index.  row: scratch of
+ * 2 * out_w words for the float32 max pool. */
+static int plane_any(sp_work *w, int64_t p, double *g, void *row)
 {
-    if (maxpool_fast(w->op)) {
-        maxpool_plane_f32(w->op, p);
+    if (row && maxpool_fast(w->op)) {
+        maxpool_plane_f32(w->op, p, row);
         return 1;
     }
     switch (w->op->dtype) {
@@ -418,6 +440,88 @@ static void copy_image(void *dst, const int64_t *ds, const void *src, const int6
         }
 }
 
+/* Direct channels_last float32 max pool of image n: channels innermost,
+ * so every window pixel is one contiguous run of C values, compared in
+ * float / int32 lanes of equal width (so the loop vectorises); scratch
+ * holds C floats and C int32s. */
+static void maxpool_image_nhwc_f32(const tfl_spatial_op *op, int64_t n, void *scratch)
+{
+    const int64_t C = op->c, H = op->in_h, W = op->in_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const int64_t dh = op->dilation_h, dw = op->dilation_w;
+    const float *x = (const float *)op->in + n * is[0];
+    float *y = (float *)op->out + n * os[0];
+    int64_t *ix = op->indices + n * os[0];
+    float *restrict best = scratch;
+    int32_t *restrict arg = (int32_t *)(best + C);
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        int64_t hs = oh * op->stride_h - op->pad_h, he = hs + (op->kernel_h - 1) * dh + 1;
+        if (he > H) he = H;
+        while (hs < 0) hs += dh;
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            int64_t ws = ow * op->stride_w - op->pad_w, we = ws + (op->kernel_w - 1) * dw + 1;
+            if (we > W) we = W;
+            while (ws < 0) ws += dw;
+            const int32_t k0 = (int32_t)(hs * W + ws);
+            for (int64_t c = 0; c < C; c++) {
+                best[c] = -INFINITY;
+                arg[c] = k0;
+            }
+            for (int64_t h = hs; h < he; h += dh)
+                for (int64_t w = ws; w < we; w += dw) {
+                    const float *restrict xp = x + h * is[2] + w * is[3];
+                    const int32_t k = (int32_t)(h * W + w);
+                    for (int64_t c = 0; c < C; c++) {
+                        float v = xp[c], b = best[c];
+                        int take = (v > b) | (v != v);
+                        best[c] = take ? v : b;
+                        arg[c] = take ? k : arg[c];
+                    }
+                }
+            float *restrict yo = y + oh * os[2] + ow * os[3];
+            int64_t *restrict io = ix + oh * os[2] + ow * os[3];
+            for (int64_t c = 0; c < C; c++) {
+                yo[c] = best[c];
+                io[c] = arg[c];
+            }
+        }
+    }
+}
+
+/* Direct channels_last float32 average pool of image n (sums in float,
+ * as the CUDA kernel); acc holds C floats. */
+static void avgpool_image_nhwc_f32(const tfl_spatial_op *op, int64_t n, float *restrict acc)
+{
+    const int64_t C = op->c;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const float *x = (const float *)op->in + n * is[0];
+    float *y = (float *)op->out + n * os[0];
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        int64_t hs, he, fh;
+        int hok = avg_window(oh, op->kernel_h, op->stride_h, op->pad_h, op->in_h, &hs, &he, &fh);
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            int64_t ws, we, fw;
+            int wok = avg_window(ow, op->kernel_w, op->stride_w, op->pad_w, op->in_w, &ws, &we, &fw);
+            float *restrict yo = y + oh * os[2] + ow * os[3];
+            for (int64_t c = 0; c < C; c++)
+                acc[c] = 0;
+            if (hok && wok) {
+                for (int64_t h = hs; h < he; h++)
+                    for (int64_t w = ws; w < we; w++) {
+                        const float *restrict xp = x + h * is[2] + w * is[3];
+                        for (int64_t c = 0; c < C; c++)
+                            acc[c] += xp[c];
+                    }
+                const float d = (float)avg_divisor(op, fh, fw, hs, he, ws, we);
+                for (int64_t c = 0; c < C; c++)
+                    acc[c] /= d;
+            }
+            for (int64_t c = 0; c < C; c++)
+                yo[c] = acc[c];
+        }
+    }
+}
+
 /* Image n of a channels_last op: transpose its operands to NCHW scratch,
  * run the plane kernels there, transpose the result back.  Plane by
  * plane on NHWC data would stride by C on every access. */
@@ -427,6 +531,14 @@ static int image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, i
     const int64_t C = op->c, H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
     const size_t es = tfl_dtype_size(op->dtype);
     const int bwd = is_backward(op->kind);
+    if (op->dtype == TFL_DT_F32 && op->kind == TFL_SPATIAL_MAXPOOL_FWD && H * W <= INT32_MAX) {
+        maxpool_image_nhwc_f32(op, n, xin);              /* 2C words of scratch */
+        return 1;
+    }
+    if (op->dtype == TFL_DT_F32 && op->kind == TFL_SPATIAL_AVGPOOL_FWD) {
+        avgpool_image_nhwc_f32(op, n, (float *)xout);   /* C floats of scratch */
+        return 1;
+    }
     tfl_spatial_op lo = *op;
     lo.n = 1;
     lo.in = xin;
@@ -451,7 +563,7 @@ static int image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, i
     }
     sp_work lw = { .op = &lo, .planes = C, .m = w->m };
     for (int64_t c = 0; c < C; c++)
-        if (!plane_any(&lw, c, g))
+        if (!plane_any(&lw, c, g, NULL))
             return 0;
     if (bwd) {
         copy_image(inb, ci, xin, li, C, H, W, es, op->accumulate, op->dtype);
@@ -475,14 +587,16 @@ static void sp_part(void *ctx, int part)
     const int64_t HW = op->in_h * op->in_w, OHW = op->out_h * op->out_w;
     const size_t es = tfl_dtype_size(op->dtype);
     double *g = is_backward(op->kind) ? malloc(sizeof(double) * (size_t)HW) : NULL;
-    char *xin = w->by_image ? malloc((size_t)(op->c * HW) * es) : NULL;
+    /* at least 4 elements a channel: the direct max pool keeps 2C words there */
+    char *xin = w->by_image ? malloc((size_t)(op->c * (HW > 4 ? HW : 4)) * es) : NULL;
     char *xout = w->by_image ? malloc((size_t)(op->c * OHW) * es) : NULL;
     int64_t *xind = w->by_image && op->indices ? malloc(sizeof(int64_t) * (size_t)(op->c * OHW)) : NULL;
+    void *row = !w->by_image && maxpool_fast(op) ? malloc(8 * (size_t)op->out_w) : NULL;
     if ((is_backward(op->kind) && !g) || (w->by_image && (!xin || !xout || (op->indices && !xind)))) {
         atomic_store(&w->status, TFL_ERR_NOMEM);
     } else {
         for (int64_t p = p0; p < p1; p++) {
-            int ok = w->by_image ? image_nhwc(w, p, g, xin, xout, xind) : plane_any(w, p, g);
+            int ok = w->by_image ? image_nhwc(w, p, g, xin, xout, xind) : plane_any(w, p, g, row);
             if (!ok) {
                 atomic_store(&w->status, TFL_ERR_DEVICE);
                 break;
@@ -493,6 +607,7 @@ static void sp_part(void *ctx, int part)
     free(xin);
     free(xout);
     free(xind);
+    free(row);
 }
 
 /* ---------------------------------------------------------- index maps */
