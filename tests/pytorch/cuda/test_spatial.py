@@ -308,3 +308,19 @@ def test_small_cnn_training_steps(cuda, ew_ok):
     assert l == pytest.approx(rl, rel=1e-4)
     for k in w:
         torch.testing.assert_close(w[k], rw[k], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("max_pool2d", lambda t: F.max_pool2d(t, 2)),
+    ("avg_pool2d", lambda t: F.avg_pool2d(t, 2)),
+    ("adaptive_avg_pool2d", lambda t: F.adaptive_avg_pool2d(t, 3)),
+    ("adaptive_max_pool2d", lambda t: F.adaptive_max_pool2d(t, 3)),
+    ("nearest", lambda t: F.interpolate(t, scale_factor=2)),
+    ("bilinear", lambda t: F.interpolate(t, scale_factor=2, mode="bilinear")),
+    ("roll", lambda t: torch.roll(t, 1, 2)),
+])
+def test_empty_batch(cuda, ew_ok, name, fn):
+    x = torch.zeros(0, 3, 8, 8)
+    res = both(fn, x, 80, cuda)
+    (a, ra) = res
+    assert a[0].shape == ra[0].shape and a[-1].shape == ra[-1].shape == x.shape
