@@ -582,7 +582,10 @@ static void test_invalid(void)
 
 int main(void)
 {
-    host_blas_set_threads(2);
+    /* 0: single-threaded OpenBLAS with the host pool splitting real
+     * GEMMs (gemm_par.c): shapes 2 and 3 are large enough to split, by
+     * rows and by columns */
+    host_blas_set_threads(0);
     static const tfl_epilogue epis[] = {
         TFL_EPI_BIAS, TFL_EPI_RELU, TFL_EPI_RELU_BIAS, TFL_EPI_GELU, TFL_EPI_GELU_BIAS,
         TFL_EPI_DGELU, TFL_EPI_DGELU_BGRAD, TFL_EPI_BGRADA, TFL_EPI_BGRADB,
@@ -605,7 +608,7 @@ int main(void)
         int cx = is_cplx(types[t].ab);
         for (int ta = 0; ta <= (cx ? 2 : 1); ta++)
             for (int tb = 0; tb <= (cx ? 2 : 1); tb++)
-                for (int shape = 0; shape < 3; shape++) {
+                for (int shape = 0; shape < 4; shape++) {
                     variant v = { .tab = types[t].ab, .tcd = types[t].cd,
                                   .comp = types[t].comp, .ta = ta, .tb = tb,
                                   .m = 7, .n = 5, .k = 9, .batch = 1,
@@ -620,6 +623,8 @@ int main(void)
                         break;
                     case 2: v.m = 67; v.n = 45; v.k = 130; v.pad = 1; v.beta = 2;
                             v.batch = 2; v.ptr_array = 1; break;
+                    case 3: v.m = 41; v.n = 150; v.k = 70; v.pad = 2; v.beta = 0.5;
+                            v.c_separate = 1; break;
                     }
                     snprintf(name, sizeof(name), "%s ta=%d tb=%d shape=%d", types[t].n,
                              ta, tb, shape);

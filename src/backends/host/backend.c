@@ -22,10 +22,10 @@ static int host_probe(char *why, size_t why_len)
 
 static tfl_status host_init(const tfl_host_api *host)
 {
-    /* host.blas_threads: OpenBLAS's thread count (0 or unset = CPUs) */
+    /* host.blas_threads: OpenBLAS's own thread count; 0 or unset = one,
+     * with GEMMs split over the host pool (gemm_par.c) */
     const char *v = host && host->config ? host->config("host.blas_threads") : NULL;
-    if (v)
-        host_blas_set_threads(atoi(v));
+    host_blas_set_threads(v ? atoi(v) : 0);
     return TFL_OK;
 }
 

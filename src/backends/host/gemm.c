@@ -276,9 +276,8 @@ static tfl_status gemm_f32(const tfl_gemm_op *op, const void *a, const void *b,
         copy_c_to_d(op, c, d, sizeof(float));
     if (gemm_as_gemv(op, a, b, d, alpha, beta, 0))
         return epilogue_in_place(op, d, ep);
-    cblas_sgemm(CblasColMajor, cblas_trans(op->trans_a), cblas_trans(op->trans_b),
-                (int)op->m, (int)op->n, (int)op->k, alpha, a, (int)op->lda,
-                b, (int)op->ldb, beta, d, (int)op->ldd);
+    hg_gemm_par(0, op->trans_a, op->trans_b, op->m, op->n, op->k, alpha, a, op->lda,
+                b, op->ldb, beta, d, op->ldd);
     return epilogue_in_place(op, d, ep);
 }
 
@@ -290,9 +289,8 @@ static tfl_status gemm_f64(const tfl_gemm_op *op, const void *a, const void *b,
         copy_c_to_d(op, c, d, sizeof(double));
     if (gemm_as_gemv(op, a, b, d, alpha, beta, 1))
         return epilogue_in_place(op, d, ep);
-    cblas_dgemm(CblasColMajor, cblas_trans(op->trans_a), cblas_trans(op->trans_b),
-                (int)op->m, (int)op->n, (int)op->k, alpha, a, (int)op->lda,
-                b, (int)op->ldb, beta, d, (int)op->ldd);
+    hg_gemm_par(1, op->trans_a, op->trans_b, op->m, op->n, op->k, alpha, a, op->lda,
+                b, op->ldb, beta, d, op->ldd);
     return epilogue_in_place(op, d, ep);
 }
 
@@ -442,8 +440,9 @@ tfl_status host_gemm(const tfl_gemm_op *op)
 
 void host_blas_set_threads(int n)
 {
-    /* 0 leaves OpenBLAS as it started: OPENBLAS_NUM_THREADS (or
-     * OMP_NUM_THREADS) if set, else one thread per CPU */
-    if (n > 0)
-        openblas_set_num_threads(n);
+    /* 0: OpenBLAS single-threaded and real GEMMs split over the host
+     * pool instead (gemm_par.c says why); n > 0: OpenBLAS threads as
+     * asked and nothing is split */
+    openblas_set_num_threads(n > 0 ? n : 1);
+    hg_gemm_par_enable(n <= 0);
 }

@@ -37,6 +37,14 @@ void hg_scratch_trim(size_t keep);
  * columns instead of sizing them from its memory budget. */
 extern int64_t hg_panel_cols;
 
+/* Column-major D = alpha op(A) op(B) + beta D in fp32 (dbl = 0) or fp64,
+ * split over the host worker pool (gemm_par.c); trans 0 N, 1 T, 2 C. */
+void hg_gemm_par(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                 double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+                 double beta, void *d, int64_t ldd);
+/* 0 when OpenBLAS threads itself (host.blas_threads set): no split. */
+void hg_gemm_par_enable(int on);
+
 /* LAPACK-style TFL_OP_BLAS functions (lapack.c), called by host_blas. */
 tfl_status host_lapack(const tfl_blas_op *op);
 

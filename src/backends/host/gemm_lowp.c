@@ -20,11 +20,6 @@
 
 int64_t hg_panel_cols;
 
-static enum CBLAS_TRANSPOSE tr(int t)
-{
-    return t ? CblasTrans : CblasNoTrans;   /* real types: C == T */
-}
-
 tfl_status hg_gemm_lowp(const tfl_gemm_op *op, const void *a, const void *b,
                         const void *c, void *d, hg_epi *ep)
 {
@@ -98,9 +93,8 @@ tfl_status hg_gemm_lowp(const tfl_gemm_op *op, const void *a, const void *b,
                 for (int64_t j = 0; j < nc; j++)
                     memmove(dcol + j * op->ldd, (const float *)ccol + j * op->ldc,
                             (size_t)m * sizeof(float));
-            cblas_sgemm(CblasColMajor, tr(op->trans_a), tr(op->trans_b),
-                        (int)m, (int)nc, (int)k, alpha, af, (int)lda, bf, (int)ldb,
-                        beta, dcol, (int)op->ldd);
+            hg_gemm_par(0, op->trans_a, op->trans_b, m, nc, k, alpha, af, lda, bf, ldb,
+                        beta, dcol, op->ldd);
             if (epi_cols && !hg_epi_fast_f32(ep, dcol, op->ldd, nc))
                 for (int64_t j = 0; j < nc; j++) {
                     float *col = dcol + j * op->ldd;
@@ -114,9 +108,8 @@ tfl_status hg_gemm_lowp(const tfl_gemm_op *op, const void *a, const void *b,
         }
 
         /* T = alpha * op(A) op(B) in fp32, then + beta*C, epilogue, narrow */
-        cblas_sgemm(CblasColMajor, tr(op->trans_a), tr(op->trans_b),
-                    (int)m, (int)nc, (int)k, alpha, af, (int)lda, bf, (int)ldb,
-                    0.0f, tbuf, (int)m);
+        hg_gemm_par(0, op->trans_a, op->trans_b, m, nc, k, alpha, af, lda, bf, ldb,
+                    0.0, tbuf, m);
         if (beta != 0.0f)
             for (int64_t j = 0; j < nc; j++) {
                 float *t = tbuf + j * m;

@@ -12,6 +12,7 @@
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/host_par.h"
+#include "backends/host/vmath.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -209,11 +210,7 @@ static tfl_status forward_head(const tfl_attention_op *op, int64_t b, int64_t h,
                 memset(row, 0, (size_t)ne * sizeof(float));
                 l = -INFINITY;
             } else {
-                double sum = 0.0;
-                for (int64_t j = 0; j < ne; j++) {
-                    row[j] = expf(row[j] - mx);
-                    sum += row[j];
-                }
+                double sum = host_exp_shift_f32(ne, row, mx);
                 float inv = (float)(1.0 / sum);
                 for (int64_t j = 0; j < ne; j++)
                     row[j] *= inv;
@@ -283,8 +280,7 @@ static tfl_status backward_head(const tfl_attention_op *op, int64_t b, int64_t h
                 memset(row, 0, (size_t)ne * sizeof(float));
                 continue;
             }
-            for (int64_t j = 0; j < ne; j++)
-                row[j] = expf(row[j] - l);     /* exp(-inf) = 0 for hidden keys */
+            host_exp_shift_f32(ne, row, l);     /* exp(-inf) = 0 for hidden keys */
         }
         /* dV += P^T dO */
         gemm(1, 0, ne, dv, mb, 1.0f, s, ne, go + i0 * ldgo, ldgo, 1.0f, gv, ldgv);

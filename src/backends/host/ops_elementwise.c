@@ -228,20 +228,20 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         break;                                                                    \
     case TFL_EW_MAXIMUM:                                                          \
         for (i = 0; i < n; i++)                                                   \
-            o[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : (a[i] > b[i] ? a[i] : b[i]); \
+            { T x = a[i], y = b[i]; o[i] = isnan(x) ? x : isnan(y) ? y : (x > y ? x : y); } \
         break;                                                                    \
     case TFL_EW_MINIMUM:                                                          \
         for (i = 0; i < n; i++)                                                   \
-            o[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : (a[i] < b[i] ? a[i] : b[i]); \
+            { T x = a[i], y = b[i]; o[i] = isnan(x) ? x : isnan(y) ? y : (x < y ? x : y); } \
         break;                                                                    \
-    case TFL_EW_WHERE: for (i = 0; i < n; i++) o[i] = a[i] != 0 ? b[i] : c[i]; break; \
+    case TFL_EW_WHERE: for (i = 0; i < n; i++) { T bv = b[i], cv = c[i]; o[i] = a[i] != 0 ? bv : cv; } break; \
     case TFL_EW_EQ: for (i = 0; i < n; i++) o[i] = a[i] == b[i]; break;           \
     case TFL_EW_NE: for (i = 0; i < n; i++) o[i] = a[i] != b[i]; break;           \
     case TFL_EW_LT: for (i = 0; i < n; i++) o[i] = a[i] < b[i]; break;            \
     case TFL_EW_LE: for (i = 0; i < n; i++) o[i] = a[i] <= b[i]; break;           \
     case TFL_EW_GT: for (i = 0; i < n; i++) o[i] = a[i] > b[i]; break;            \
     case TFL_EW_GE: for (i = 0; i < n; i++) o[i] = a[i] >= b[i]; break;           \
-    case TFL_EW_THRESHOLD: for (i = 0; i < n; i++) o[i] = a[i] <= p0 ? p1 : b[i]; break; \
+    case TFL_EW_THRESHOLD: for (i = 0; i < n; i++) { T bv = b[i]; o[i] = a[i] <= p0 ? p1 : bv; } break; \
     case TFL_EW_GELU:                                                             \
         if (sizeof(T) == 4) {        /* vectorised float path */                  \
             host_gelu_f32(n, (float *)o, (const float *)a);                       \
@@ -297,7 +297,7 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         }                                                                         \
         break;                                                                    \
     case TFL_EW_LEAKY_RELU: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : a[i] * p0; break; \
-    case TFL_EW_LEAKY_RELU_BACKWARD: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? b[i] : b[i] * p0; break; \
+    case TFL_EW_LEAKY_RELU_BACKWARD: for (i = 0; i < n; i++) { T bv = b[i]; o[i] = a[i] > 0 ? bv : bv * p0; } break; \
     case TFL_EW_MASKED_FILL: for (i = 0; i < n; i++) o[i] = b[i] != 0 ? p0 : a[i]; break; \
     case TFL_EW_ERF: for (i = 0; i < n; i++) o[i] = erf##F(a[i]); break;          \
     case TFL_EW_LOG1P: for (i = 0; i < n; i++) o[i] = log1p##F(a[i]); break;      \
@@ -426,7 +426,7 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
     case TFL_EW_SIGNBIT: for (i = 0; i < n; i++) o[i] = signbit(a[i]) != 0; break; \
     case TFL_EW_ISPOSINF: for (i = 0; i < n; i++) o[i] = isinf(a[i]) && a[i] > 0; break; \
     case TFL_EW_ISNEGINF: for (i = 0; i < n; i++) o[i] = isinf(a[i]) && a[i] < 0; break; \
-    case TFL_EW_PRELU: for (i = 0; i < n; i++) o[i] = a[i] > 0 ? a[i] : b[i] * a[i]; break; \
+    case TFL_EW_PRELU: for (i = 0; i < n; i++) { T bv = b[i]; o[i] = a[i] > 0 ? a[i] : bv * a[i]; } break; \
     case TFL_EW_GLU: for (i = 0; i < n; i++) o[i] = a[i] * (1 / (1 + exp##F(-b[i]))); break; \
     case TFL_EW_HEAVISIDE: for (i = 0; i < n; i++) o[i] = a[i] == 0 ? b[i] : (T)(a[i] > 0); break; \
     case TFL_EW_XLOG1PY:                                                          \
@@ -480,14 +480,14 @@ static int row_i64(int code, int64_t n, int64_t *o, const int64_t *a,
         break;
     case TFL_EW_MAXIMUM: for (i = 0; i < n; i++) o[i] = a[i] > b[i] ? a[i] : b[i]; break;
     case TFL_EW_MINIMUM: for (i = 0; i < n; i++) o[i] = a[i] < b[i] ? a[i] : b[i]; break;
-    case TFL_EW_WHERE: for (i = 0; i < n; i++) o[i] = a[i] != 0 ? b[i] : c[i]; break;
+    case TFL_EW_WHERE: for (i = 0; i < n; i++) { int64_t bv = b[i], cv = c[i]; o[i] = a[i] != 0 ? bv : cv; } break;
     case TFL_EW_EQ: for (i = 0; i < n; i++) o[i] = a[i] == b[i]; break;
     case TFL_EW_NE: for (i = 0; i < n; i++) o[i] = a[i] != b[i]; break;
     case TFL_EW_LT: for (i = 0; i < n; i++) o[i] = a[i] < b[i]; break;
     case TFL_EW_LE: for (i = 0; i < n; i++) o[i] = a[i] <= b[i]; break;
     case TFL_EW_GT: for (i = 0; i < n; i++) o[i] = a[i] > b[i]; break;
     case TFL_EW_GE: for (i = 0; i < n; i++) o[i] = a[i] >= b[i]; break;
-    case TFL_EW_THRESHOLD: for (i = 0; i < n; i++) o[i] = a[i] <= p0 ? p1 : b[i]; break;
+    case TFL_EW_THRESHOLD: for (i = 0; i < n; i++) { int64_t bv = b[i]; o[i] = a[i] <= p0 ? p1 : bv; } break;
     case TFL_EW_MASKED_FILL: for (i = 0; i < n; i++) o[i] = b[i] != 0 ? p0 : a[i]; break;
     case TFL_EW_FLOOR: case TFL_EW_CEIL: case TFL_EW_ROUND: case TFL_EW_TRUNC:
         for (i = 0; i < n; i++) o[i] = a[i];

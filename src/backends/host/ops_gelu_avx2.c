@@ -12,31 +12,10 @@
 #include "backends/host/ops_gelu_f32.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "backends/host/vmath_avx2.h"
 
-#define AVX2 __attribute__((target("avx2,fma")))
-
-/* exp(x); 0 below -87 (where float32 exp underflows), as expf gives. */
-static inline AVX2 __m256 exp8(__m256 x)
-{
-    __m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ);
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
-    __m256 fn = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(0.693145751953125f), x);
-    r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(1.42860682030941723212e-6f), r);
-    __m256 p = _mm256_set1_ps(1.9841270e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3888889e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3333338e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1666668e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666667e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    __m256i n = _mm256_cvtps_epi32(fn);
-    __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23);
-    return _mm256_andnot_ps(under, _mm256_mul_ps(p, _mm256_castsi256_ps(bits)));
-}
+#define AVX2 TFL_AVX2
+#define exp8 tfl_exp8
 
 /* erfc(x) for the Numerical Recipes fit (fractional error < 1.2e-7). */
 static inline AVX2 __m256 erfc8(__m256 x)
@@ -60,31 +39,17 @@ static inline AVX2 __m256 erfc8(__m256 x)
     return _mm256_blendv_ps(ans, _mm256_sub_ps(_mm256_set1_ps(2.0f), ans), neg);
 }
 
-/* Lanes past n are loaded from and stored to a stack copy, so the tail
- * takes the same arithmetic as the body. */
-#define TAIL_LOAD(dst, src, i, n) do {                                   \
-        float buf_[8] = {0};                                             \
-        for (int64_t k_ = 0; k_ < (n) - (i); k_++) buf_[k_] = (src)[(i) + k_]; \
-        dst = _mm256_loadu_ps(buf_);                                     \
-    } while (0)
-
 AVX2 void host_gelu_f32_avx2(int64_t n, float *o, const float *a)
 {
     const __m256 half = _mm256_set1_ps(0.5f), ms = _mm256_set1_ps(-0.70710678118654752f);
     for (int64_t i = 0; i < n; i += 8) {
-        __m256 x;
-        if (i + 8 <= n)
-            x = _mm256_loadu_ps(a + i);
-        else
-            TAIL_LOAD(x, a, i, n);
+        /* the tail takes the same arithmetic on a padded copy */
+        __m256 x = i + 8 <= n ? _mm256_loadu_ps(a + i) : tfl_load_part8(a + i, n - i, 0.0f);
         __m256 y = _mm256_mul_ps(_mm256_mul_ps(half, x), erfc8(_mm256_mul_ps(x, ms)));
-        if (i + 8 <= n) {
+        if (i + 8 <= n)
             _mm256_storeu_ps(o + i, y);
-        } else {
-            float buf[8];
-            _mm256_storeu_ps(buf, y);
-            for (int64_t k = 0; k < n - i; k++) o[i + k] = buf[k];
-        }
+        else
+            tfl_store_part8(o + i, n - i, y);
     }
 }
 
@@ -93,24 +58,15 @@ AVX2 void host_gelu_backward_f32_avx2(int64_t n, float *o, const float *g, const
     const __m256 half = _mm256_set1_ps(0.5f), ms = _mm256_set1_ps(-0.70710678118654752f);
     const __m256 mhalf = _mm256_set1_ps(-0.5f), inv = _mm256_set1_ps(0.39894228040143268f);
     for (int64_t i = 0; i < n; i += 8) {
-        __m256 x, gr;
-        if (i + 8 <= n) {
-            x = _mm256_loadu_ps(xs + i);
-            gr = _mm256_loadu_ps(g + i);
-        } else {
-            TAIL_LOAD(x, xs, i, n);
-            TAIL_LOAD(gr, g, i, n);
-        }
+        __m256 x = i + 8 <= n ? _mm256_loadu_ps(xs + i) : tfl_load_part8(xs + i, n - i, 0.0f);
+        __m256 gr = i + 8 <= n ? _mm256_loadu_ps(g + i) : tfl_load_part8(g + i, n - i, 0.0f);
         __m256 cdf = _mm256_mul_ps(half, erfc8(_mm256_mul_ps(x, ms)));
         __m256 pdf = _mm256_mul_ps(exp8(_mm256_mul_ps(_mm256_mul_ps(mhalf, x), x)), inv);
         __m256 y = _mm256_mul_ps(gr, _mm256_fmadd_ps(x, pdf, cdf));
-        if (i + 8 <= n) {
+        if (i + 8 <= n)
             _mm256_storeu_ps(o + i, y);
-        } else {
-            float buf[8];
-            _mm256_storeu_ps(buf, y);
-            for (int64_t k = 0; k < n - i; k++) o[i + k] = buf[k];
-        }
+        else
+            tfl_store_part8(o + i, n - i, y);
     }
 }
 

@@ -11,25 +11,24 @@
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_reduce_scalar.h"
+#include "backends/host/vmath.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void fwd_row_f32(const float *x, float *y, int64_t n, int is_log)
 {
     float m = n > 0 ? rs_maxmin_f32(x, n, 1) : 0;
     if (is_log) {
-        double s = 0;
-        for (int64_t i = 0; i < n; i++)
-            s += expf(x[i] - m);
-        float ls = (float)log(s);
+        float ls = (float)log(host_sumexp_shift_f32(n, x, m));
         for (int64_t i = 0; i < n; i++)
             y[i] = x[i] - m - ls;
     } else {
         /* exponentials once, into y, then one division per element */
-        for (int64_t i = 0; i < n; i++)
-            y[i] = expf(x[i] - m);
-        float fs = (float)rs_sum_f32(y, n);
+        if (y != x)
+            memcpy(y, x, (size_t)n * sizeof(float));
+        float fs = (float)host_exp_shift_f32(n, y, m);
         for (int64_t i = 0; i < n; i++)
             y[i] = y[i] / fs;
     }

@@ -833,7 +833,13 @@ static hx_status parse_operand(dctx *d, popnd *o)
     else if (ptx_ispunct(&t, '-')) { neg = 1; t = ptx_next(L); }
     if (t.kind != TK_WORD) return perr(d->err, d->errlen, t.line, "operand expected, got '%.*s'", t.len, t.s);
     int k; int64_t iv; double dv;
-    if (!parse_number(t.s, t.len, &k, &iv, &dv)) {
+    /* WARP_SZ is PTX's one predefined constant (NVRTC output uses it). */
+    if (ptx_is(&t, "WARP_SZ")) {
+        k = NUM_INT; iv = 32; dv = 0;
+    } else if (parse_number(t.s, t.len, &k, &iv, &dv)) {
+        k = -1;
+    }
+    if (k >= 0) {
         o->kind = O_IMM; o->nk = k; o->iv = iv; o->dv = dv;
         if (neg) {
             if (k == NUM_INT) o->iv = (int64_t)(0 - (uint64_t)iv);

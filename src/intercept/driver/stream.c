@@ -26,6 +26,25 @@ static CUresult stream_arg(CUstream hs, int pt, tfl_rt_stream **s)
     return tfl_drv_stream(hs, pt, s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* The stream, then the pointer a query writes its answer through. */
+static CUresult stream_out_arg(CUstream hs, int pt, const void *out, tfl_rt_stream **s)
+{
+    CUresult r = stream_arg(hs, pt, s);
+    return r != CUDA_SUCCESS ? r : out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* The stream, then the event and the flags of a wait or a record. */
+static CUresult stream_event_args(CUstream hs, int pt, CUevent ev, unsigned flags,
+                                  unsigned allowed, tfl_rt_stream **s)
+{
+    CUresult r = stream_arg(hs, pt, s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!tfl_rt_event_valid((tfl_rt_event *)ev))
+        return CUDA_ERROR_INVALID_HANDLE;
+    return flags & ~allowed ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
 static CUresult create(CUstream *ph, unsigned flags, int prio)
 {
     CUresult r = tfl_drv_current(NULL);
@@ -97,15 +116,8 @@ CUresult CUDAAPI cuStreamQuery_ptsz(CUstream h) { return query_impl(h, 1); }
 static CUresult wait_event_impl(CUstream hs, CUevent ev, unsigned flags, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!tfl_rt_event_valid((tfl_rt_event *)ev))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
     /* The recorded work is complete already: nothing to wait for. */
-    return CUDA_SUCCESS;
+    return stream_event_args(hs, pt, ev, flags, CU_EVENT_WAIT_EXTERNAL, &s);
 }
 CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int f)
 { return wait_event_impl(h, e, f, 0); }
@@ -115,11 +127,9 @@ CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream h, CUevent e, unsigned int f)
 static CUresult get_flags_impl(CUstream hs, unsigned *flags, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
+    CUresult r = stream_out_arg(hs, pt, flags, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!flags)
-        return CUDA_ERROR_INVALID_VALUE;
     return tfl_drv_status(tfl_rt_stream_get_flags(s, flags));
 }
 CUresult CUDAAPI cuStreamGetFlags(CUstream h, unsigned int *f) { return get_flags_impl(h, f, 0); }
@@ -128,11 +138,9 @@ CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream h, unsigned int *f) { return get
 static CUresult get_prio_impl(CUstream hs, int *prio, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
+    CUresult r = stream_out_arg(hs, pt, prio, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!prio)
-        return CUDA_ERROR_INVALID_VALUE;
     return tfl_drv_status(tfl_rt_stream_get_priority(s, prio));
 }
 CUresult CUDAAPI cuStreamGetPriority(CUstream h, int *p) { return get_prio_impl(h, p, 0); }
@@ -141,11 +149,9 @@ CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream h, int *p) { return get_prio_
 static CUresult get_id_impl(CUstream hs, unsigned long long *id, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
+    CUresult r = stream_out_arg(hs, pt, id, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!id)
-        return CUDA_ERROR_INVALID_VALUE;
     return tfl_drv_status(tfl_rt_stream_get_id(s, id));
 }
 CUresult CUDAAPI cuStreamGetId(CUstream h, unsigned long long *id) { return get_id_impl(h, id, 0); }
@@ -154,11 +160,9 @@ CUresult CUDAAPI cuStreamGetId_ptsz(CUstream h, unsigned long long *id) { return
 static CUresult get_device_impl(CUstream hs, CUdevice *dev, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
+    CUresult r = stream_out_arg(hs, pt, dev, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!dev)
-        return CUDA_ERROR_INVALID_VALUE;
     *dev = tfl_rt_stream_device(s);
     return CUDA_SUCCESS;
 }
@@ -196,11 +200,9 @@ CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream h, CUcontext *c, CUgreenCtx *g)
 static CUresult is_capturing_impl(CUstream hs, CUstreamCaptureStatus *st, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
+    CUresult r = stream_out_arg(hs, pt, st, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!st)
-        return CUDA_ERROR_INVALID_VALUE;
     *st = CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
 }
@@ -252,11 +254,9 @@ CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream h, CUstreamCallback cb, void 
 static CUresult host_func_impl(CUstream hs, CUhostFn fn, void *data, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
+    CUresult r = stream_out_arg(hs, pt, fn, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!fn)
-        return CUDA_ERROR_INVALID_VALUE;
     return tfl_drv_status(tfl_rt_stream_host_fn(s, fn, data));
 }
 CUresult CUDAAPI cuLaunchHostFunc(CUstream h, CUhostFn fn, void *d) { return host_func_impl(h, fn, d, 0); }
@@ -396,14 +396,8 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 static CUresult record_impl(CUevent ev, CUstream hs, unsigned flags, int pt)
 {
     tfl_rt_stream *s;
-    CUresult r = stream_arg(hs, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!tfl_rt_event_valid((tfl_rt_event *)ev))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    return tfl_drv_status(tfl_rt_event_record((tfl_rt_event *)ev, s));
+    CUresult r = stream_event_args(hs, pt, ev, flags, CU_EVENT_RECORD_EXTERNAL, &s);
+    return r != CUDA_SUCCESS ? r : tfl_drv_status(tfl_rt_event_record((tfl_rt_event *)ev, s));
 }
 CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) { return record_impl(e, s, 0, 0); }
 CUresult CUDAAPI cuEventRecord_ptsz(CUevent e, CUstream s) { return record_impl(e, s, 0, 1); }
