@@ -11,12 +11,6 @@
  * double buffer and store it once (one rounding, as PyTorch's kernels
  * that sum in float and store once).
  */
-#if defined(__GNUC__) && !defined(__clang__)
-/* GCC's -O2 cost model leaves the channels_last loops over C lanes
- * scalar (runtime trip count epilogue) */
-#pragma GCC optimize("O3")
-#endif
-
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
