@@ -358,6 +358,27 @@ static void test_refusals(void)
     z.in = x; z.out = y;
     z.kernel_h = 0; z.kernel_w = 2; z.stride_h = 1; z.stride_w = 1;
     CHECK(host_spatial(&z) == TFL_ERR_INVALID, "zero kernel refused");
+    /* absurd resize scales stay inside the image (no wild read, defined
+     * casts): every output is one of the inputs' values or a blend */
+    static const double bad[] = { 1e30, -1e30, NAN, -3.0 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (int kind = 0; kind < 2; kind++) {
+            float in[6] = { 1, 2, 3, 4, 5, 6 }, out[12];
+            tfl_spatial_op r = { .kind = kind ? TFL_SPATIAL_BILINEAR_FWD : TFL_SPATIAL_NEAREST_FWD,
+                                 .dtype = TFL_DT_F32, .n = 1, .c = 1, .in_h = 2, .in_w = 3,
+                                 .out_h = 3, .out_w = 4, .in = in, .out = out,
+                                 .scale_h = bad[i], .scale_w = bad[i], .align_corners = 1 };
+            nchw(r.in_stride, 1, 2, 3);
+            nchw(r.out_stride, 1, 3, 4);
+            CHECK(host_spatial(&r) == TFL_OK, "bad scale %g run", bad[i]);
+            for (int k = 0; k < 12; k++)
+                CHECK(out[k] >= 1 && out[k] <= 6, "bad scale %g kind %d: out[%d] = %g", bad[i], kind, k, out[k]);
+            tfl_spatial_op b = r;
+            b.kind = kind ? TFL_SPATIAL_BILINEAR_BWD : TFL_SPATIAL_NEAREST_BWD;
+            b.in = in;
+            b.out = out;
+            CHECK(host_spatial(&b) == TFL_OK, "bad scale %g backward run", bad[i]);
+        }
 }
 
 int main(void)

@@ -620,23 +620,22 @@ static void nearest_axis(const tfl_spatial_op *op, int64_t in, int64_t out, floa
 {
     if (op->kind == TFL_SPATIAL_NEAREST_FWD) {
         for (int64_t o = 0; o < out; o++) {
+            float f = op->exact ? floorf(((float)o + 0.5f) * s) : floorf((float)o * s);
             int64_t i;
             if (in == out)
                 i = o;
-            else if (op->exact)
-                i = (int64_t)floorf(((float)o + 0.5f) * s);
+            else if (!(f < (float)in))      /* also NaN: no undefined cast */
+                i = in - 1;
             else
-                i = (int64_t)floorf((float)o * s);
+                i = f > 0 ? (int64_t)f : 0;
             a0[o] = i < in - 1 ? i : in - 1;
         }
         return;
     }
     for (int64_t i = 0; i <= in; i++) {
         /* nvcc contracts x * s - 0.5f into one fma: do the same */
-        float f = op->exact ? fmaf((float)i, s, -0.5f) : (float)i * s;
-        int64_t o = (int64_t)ceilf(f);
-        if (o > out) o = out;
-        if (o < 0) o = 0;
+        float f = ceilf(op->exact ? fmaf((float)i, s, -0.5f) : (float)i * s);
+        int64_t o = !(f < (float)out) ? out : f > 0 ? (int64_t)f : 0;
         if (i < in) a0[i] = o;
         if (i > 0) a1[i - 1] = o;
     }
@@ -656,8 +655,10 @@ static void bilinear_axis(const tfl_spatial_op *op, int64_t in, int64_t out, dou
         else
             r = op->align_corners ? (float)s * (float)o
                                   : fmaf((float)s, (float)o + 0.5f, -0.5f);
-        if (!op->align_corners && r < 0)
+        if (!(r >= 0))              /* (negative only with a bad scale; NaN too) */
             r = 0;
+        if (r > (double)in)         /* ditto: keep the cast defined */
+            r = (double)in;
         int64_t i = (int64_t)r;
         if (i > in - 1) i = in - 1;
         t0[o] = i;

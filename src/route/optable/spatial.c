@@ -223,7 +223,7 @@ static tfl_status decode_roll(const tfl_kcall *c, const spatial_kernel *k, tfl_s
     if (N == 0)
         return TFL_OK;
     if (N < 0 || size <= 0 || stride <= 0 || start < 0 || start >= size ||
-        N % (size * stride) != 0) {
+        size > N / stride || N % (size * stride) != 0) {
         snprintf(err, errlen, "roll: bad geometry N=%lld size=%lld stride=%lld start=%lld",
                  (long long)N, (long long)size, (long long)stride, (long long)start);
         return TFL_ERR_INVALID;
