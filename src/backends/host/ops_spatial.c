@@ -242,8 +242,31 @@ INLINE void nearest_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, tf
     }
 }
 
+/* float32 planes with unit w strides: float arithmetic, as the kernel */
+static void bilinear_plane_f32(const tfl_spatial_op *op, const rmap *m, int64_t p)
+{
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const float *x = (const float *)op->in + plane_off(op, is, p);
+    float *y = (float *)op->out + plane_off(op, os, p);
+    const int64_t *restrict w0 = m->w0, *restrict w1 = m->w1;
+    const double *restrict wl = m->wl, *restrict wl0 = m->wl0;
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        const float *restrict r0 = x + m->h0[oh] * is[2], *restrict r1 = x + m->h1[oh] * is[2];
+        const float h1l = (float)m->hl[oh], h0l = (float)m->hl0[oh];
+        float *restrict yo = y + oh * os[2];
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            const float a = (float)wl0[ow], b = (float)wl[ow];
+            yo[ow] = h0l * (a * r0[w0[ow]] + b * r0[w1[ow]]) + h1l * (a * r1[w0[ow]] + b * r1[w1[ow]]);
+        }
+    }
+}
+
 INLINE void bilinear_plane(const tfl_spatial_op *op, const rmap *m, int64_t p, tfl_dtype dt)
 {
+    if (dt == TFL_DT_F32 && op->in_stride[3] == 1 && op->out_stride[3] == 1) {
+        bilinear_plane_f32(op, m, p);
+        return;
+    }
     const int64_t *is = op->in_stride, *os = op->out_stride;
     const int64_t ib = plane_off(op, is, p), ob = plane_off(op, os, p);
     for (int64_t oh = 0; oh < op->out_h; oh++) {
@@ -516,6 +539,41 @@ static void avgpool_image_nhwc_f32(const tfl_spatial_op *op, int64_t n, float *r
     }
 }
 
+/* Direct channels_last resizes of image n: each output pixel is one
+ * C-run copied (nearest, any dtype) or blended from four C-runs
+ * (bilinear, float32). */
+static void nearest_image_nhwc(const tfl_spatial_op *op, const rmap *m, int64_t n)
+{
+    const size_t es = tfl_dtype_size(op->dtype), run = (size_t)op->c * es;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const char *x = (const char *)op->in + (size_t)(n * is[0]) * es;
+    char *y = (char *)op->out + (size_t)(n * os[0]) * es;
+    for (int64_t oh = 0; oh < op->out_h; oh++)
+        for (int64_t ow = 0; ow < op->out_w; ow++)
+            memcpy(y + (size_t)(oh * os[2] + ow * os[3]) * es,
+                   x + (size_t)(m->h0[oh] * is[2] + m->w0[ow] * is[3]) * es, run);
+}
+
+static void bilinear_image_nhwc_f32(const tfl_spatial_op *op, const rmap *m, int64_t n)
+{
+    const int64_t C = op->c;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const float *x = (const float *)op->in + n * is[0];
+    float *y = (float *)op->out + n * os[0];
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        const float h1l = (float)m->hl[oh], h0l = (float)m->hl0[oh];
+        const float *r0 = x + m->h0[oh] * is[2], *r1 = x + m->h1[oh] * is[2];
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            const float w1l = (float)m->wl[ow], w0l = (float)m->wl0[ow];
+            const float *restrict a = r0 + m->w0[ow] * is[3], *restrict b = r0 + m->w1[ow] * is[3];
+            const float *restrict c = r1 + m->w0[ow] * is[3], *restrict d = r1 + m->w1[ow] * is[3];
+            float *restrict yo = y + oh * os[2] + ow * os[3];
+            for (int64_t k = 0; k < C; k++)
+                yo[k] = h0l * (w0l * a[k] + w1l * b[k]) + h1l * (w0l * c[k] + w1l * d[k]);
+        }
+    }
+}
+
 /* Image n of a channels_last op: transpose its operands to NCHW scratch,
  * run the plane kernels there, transpose the result back.  Plane by
  * plane on NHWC data would stride by C on every access. */
@@ -527,6 +585,14 @@ static int image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, i
     const int bwd = is_backward(op->kind);
     if (op->dtype == TFL_DT_F32 && op->kind == TFL_SPATIAL_MAXPOOL_FWD && H * W <= INT32_MAX) {
         maxpool_image_nhwc_f32(op, n, xin);              /* 2C words of scratch */
+        return 1;
+    }
+    if (op->kind == TFL_SPATIAL_NEAREST_FWD) {
+        nearest_image_nhwc(op, &w->m, n);
+        return 1;
+    }
+    if (op->dtype == TFL_DT_F32 && op->kind == TFL_SPATIAL_BILINEAR_FWD) {
+        bilinear_image_nhwc_f32(op, &w->m, n);
         return 1;
     }
     if (op->dtype == TFL_DT_F32 && op->kind == TFL_SPATIAL_AVGPOOL_FWD) {
