@@ -415,6 +415,34 @@ static int maxpool_fast(const tfl_spatial_op *op)
            os[0] == op->c * os[1];
 }
 
+/* float32 max-pool backward on planes with unit w strides: scatter in
+ * float straight into the gradient (output order, so each input sums its
+ * outputs in the order the CUDA gather does); 0 on a bad index. */
+static int maxbwd_plane_f32(const tfl_spatial_op *op, int64_t p)
+{
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    float *restrict gi = (float *)op->in + plane_off(op, is, p);
+    const float *restrict go = (const float *)op->out + plane_off(op, os, p);
+    const int64_t *restrict ix = op->indices + plane_off(op, os, p);
+    for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t k = ix[oh * os[2] + ow];
+            if (k < 0 || k >= H * W)
+                return 0;
+        }
+    if (!op->accumulate)
+        for (int64_t h = 0; h < H; h++)
+            memset(gi + h * is[2], 0, sizeof(float) * (size_t)W);
+    const int dense = is[2] == W;
+    for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t k = ix[oh * os[2] + ow];
+            gi[dense ? k : (k / W) * is[2] + k % W] += go[oh * os[2] + ow];
+        }
+    return 1;
+}
+
 /* One plane, any dtype; 0 on a bad max index.  row: scratch of
  * 2 * out_w words for the float32 max pool. */
 static int plane_any(sp_work *w, int64_t p, double *g, void *row)
@@ -423,6 +451,9 @@ static int plane_any(sp_work *w, int64_t p, double *g, void *row)
         maxpool_plane_f32(w->op, p, row);
         return 1;
     }
+    if (w->op->kind == TFL_SPATIAL_MAX_BWD && w->op->dtype == TFL_DT_F32 &&
+        w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1)
+        return maxbwd_plane_f32(w->op, p);
     switch (w->op->dtype) {
     case TFL_DT_F64: return run_plane(w, p, g, TFL_DT_F64);
     case TFL_DT_F16: return run_plane(w, p, g, TFL_DT_F16);
