@@ -135,6 +135,23 @@ static void adjoint(tfl_spatial_op fwd, tfl_spatial_kind bwd_kind, const char *w
     for (int64_t i = 0; i < no; i++) { l += y[i] * g[i]; mag += fabs(y[i] * g[i]); }
     for (int64_t i = 0; i < ni; i++) r += x[i] * gx[i];
     CHECK(fabs(l - r) <= 1e-12 * (1 + mag), "%s adjoint: %.17g vs %.17g", what, l, r);
+    /* the float32 backward (its own fast paths) agrees with the double
+     * one, overwriting and accumulating */
+    float *gf = malloc(sizeof(float) * no), *gxf = malloc(sizeof(float) * ni);
+    for (int64_t i = 0; i < no; i++) gf[i] = (float)g[i];
+    for (int acc = 0; acc < 2; acc++) {
+        for (int64_t i = 0; i < ni; i++) gxf[i] = acc ? 1.0f : 1e30f;
+        tfl_spatial_op bf = b;
+        bf.dtype = TFL_DT_F32;
+        bf.in = gxf;
+        bf.out = gf;
+        bf.accumulate = acc;
+        CHECK(host_spatial(&bf) == TFL_OK, "%s f32 backward", what);
+        for (int64_t i = 0; i < ni; i++)
+            CHECK(fabs(gxf[i] - (gx[i] + acc)) <= 1e-5 * (1 + fabs(gx[i])), "%s f32 backward (acc %d) [%lld] %g vs %g",
+                  what, acc, (long long)i, gxf[i], gx[i] + acc);
+    }
+    free(gf); free(gxf);
     free(x); free(y); free(g); free(gx);
 }
 

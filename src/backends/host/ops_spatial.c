@@ -443,6 +443,48 @@ static int maxbwd_plane_f32(const tfl_spatial_op *op, int64_t p)
     return 1;
 }
 
+/* float32 average / adaptive-average backward on planes with unit w
+ * strides: each output gradient, divided once, added in float over its
+ * window straight into the gradient (output order: every input sums its
+ * windows in the order the CUDA gather does). */
+static void avgbwd_plane_f32(const tfl_spatial_op *op, int64_t p)
+{
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    float *restrict gi = (float *)op->in + plane_off(op, is, p);
+    const float *restrict go = (const float *)op->out + plane_off(op, os, p);
+    const int adaptive = op->kind == TFL_SPATIAL_ADAPTIVE_AVG_BWD;
+    if (!op->accumulate)
+        for (int64_t h = 0; h < H; h++)
+            memset(gi + h * is[2], 0, sizeof(float) * (size_t)W);
+    for (int64_t oh = 0; oh < OH; oh++) {
+        int64_t hs, he, fh = 0;
+        if (adaptive) {
+            hs = oh * H / OH;
+            he = ((oh + 1) * H + OH - 1) / OH;
+        } else if (!avg_window(oh, op->kernel_h, op->stride_h, op->pad_h, H, &hs, &he, &fh)) {
+            continue;
+        }
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t ws, we, fw = 0;
+            if (adaptive) {
+                ws = ow * W / OW;
+                we = ((ow + 1) * W + OW - 1) / OW;
+            } else if (!avg_window(ow, op->kernel_w, op->stride_w, op->pad_w, W, &ws, &we, &fw)) {
+                continue;
+            }
+            const float d = adaptive ? (float)((he - hs) * (we - ws))
+                                     : (float)avg_divisor(op, fh, fw, hs, he, ws, we);
+            const float v = go[oh * os[2] + ow] / d;
+            for (int64_t h = hs; h < he; h++) {
+                float *restrict r = gi + h * is[2];
+                for (int64_t w = ws; w < we; w++)
+                    r[w] += v;
+            }
+        }
+    }
+}
+
 /* One plane, any dtype; 0 on a bad max index.  row: scratch of
  * 2 * out_w words for the float32 max pool. */
 static int plane_any(sp_work *w, int64_t p, double *g, void *row)
@@ -454,6 +496,11 @@ static int plane_any(sp_work *w, int64_t p, double *g, void *row)
     if (w->op->kind == TFL_SPATIAL_MAX_BWD && w->op->dtype == TFL_DT_F32 &&
         w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1)
         return maxbwd_plane_f32(w->op, p);
+    if ((w->op->kind == TFL_SPATIAL_AVGPOOL_BWD || w->op->kind == TFL_SPATIAL_ADAPTIVE_AVG_BWD) &&
+        w->op->dtype == TFL_DT_F32 && w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1) {
+        avgbwd_plane_f32(w->op, p);
+        return 1;
+    }
     switch (w->op->dtype) {
     case TFL_DT_F64: return run_plane(w, p, g, TFL_DT_F64);
     case TFL_DT_F16: return run_plane(w, p, g, TFL_DT_F16);
