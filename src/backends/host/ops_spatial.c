@@ -485,6 +485,46 @@ static void avgbwd_plane_f32(const tfl_spatial_op *op, int64_t p)
     }
 }
 
+/* float32 resize backward on planes with unit w strides, in float as
+ * the kernels: nearest gathers each input's output block, bilinear adds
+ * each output's four weighted taps. */
+static void resizebwd_plane_f32(const tfl_spatial_op *op, const rmap *m, int64_t p)
+{
+    const int64_t H = op->in_h, W = op->in_w, OH = op->out_h, OW = op->out_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    float *restrict gi = (float *)op->in + plane_off(op, is, p);
+    const float *restrict go = (const float *)op->out + plane_off(op, os, p);
+    if (op->kind == TFL_SPATIAL_NEAREST_BWD) {
+        for (int64_t h = 0; h < H; h++) {
+            float *restrict r = gi + h * is[2];
+            for (int64_t w = 0; w < W; w++) {
+                float sum = 0;
+                for (int64_t oh = m->h0[h]; oh < m->h1[h]; oh++)
+                    for (int64_t ow = m->w0[w]; ow < m->w1[w]; ow++)
+                        sum += go[oh * os[2] + ow];
+                r[w] = op->accumulate ? r[w] + sum : sum;
+            }
+        }
+        return;
+    }
+    if (!op->accumulate)
+        for (int64_t h = 0; h < H; h++)
+            memset(gi + h * is[2], 0, sizeof(float) * (size_t)W);
+    for (int64_t oh = 0; oh < OH; oh++) {
+        float *restrict r0 = gi + m->h0[oh] * is[2], *restrict r1 = gi + m->h1[oh] * is[2];
+        const float h1l = (float)m->hl[oh], h0l = (float)m->hl0[oh];
+        for (int64_t ow = 0; ow < OW; ow++) {
+            const int64_t c0 = m->w0[ow], c1 = m->w1[ow];
+            const float w1l = (float)m->wl[ow], w0l = (float)m->wl0[ow];
+            const float d = go[oh * os[2] + ow];
+            r0[c0] += h0l * w0l * d;
+            r0[c1] += h0l * w1l * d;
+            r1[c0] += h1l * w0l * d;
+            r1[c1] += h1l * w1l * d;
+        }
+    }
+}
+
 /* One plane, any dtype; 0 on a bad max index.  row: scratch of
  * 2 * out_w words for the float32 max pool. */
 static int plane_any(sp_work *w, int64_t p, double *g, void *row)
@@ -499,6 +539,11 @@ static int plane_any(sp_work *w, int64_t p, double *g, void *row)
     if ((w->op->kind == TFL_SPATIAL_AVGPOOL_BWD || w->op->kind == TFL_SPATIAL_ADAPTIVE_AVG_BWD) &&
         w->op->dtype == TFL_DT_F32 && w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1) {
         avgbwd_plane_f32(w->op, p);
+        return 1;
+    }
+    if ((w->op->kind == TFL_SPATIAL_NEAREST_BWD || w->op->kind == TFL_SPATIAL_BILINEAR_BWD) &&
+        w->op->dtype == TFL_DT_F32 && w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1) {
+        resizebwd_plane_f32(w->op, &w->m, p);
         return 1;
     }
     switch (w->op->dtype) {
