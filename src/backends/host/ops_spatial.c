@@ -274,6 +274,11 @@ int hsp_plane(sp_work *w, int64_t p, double *g, void *row)
         hsp_maxpool_plane_f32(w->op, p, row);
         return 1;
     }
+    if (row && w->op->kind == TFL_SPATIAL_AVGPOOL_FWD && w->op->dtype == TFL_DT_F32 &&
+        w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1) {
+        hsp_avgpool_plane_f32(w->op, p, row);
+        return 1;
+    }
     if (w->op->kind == TFL_SPATIAL_MAX_BWD && w->op->dtype == TFL_DT_F32 &&
         w->op->in_stride[3] == 1 && w->op->out_stride[3] == 1)
         return hsp_maxbwd_plane_f32(w->op, p);
@@ -311,7 +316,8 @@ static void sp_part(void *ctx, int part)
     char *xin = w->by_image ? malloc((size_t)(op->c * (HW > 4 ? HW : 4)) * es) : NULL;
     char *xout = w->by_image ? malloc((size_t)(op->c * OHW) * es) : NULL;
     int64_t *xind = w->by_image && op->indices ? malloc(sizeof(int64_t) * (size_t)(op->c * OHW)) : NULL;
-    void *row = !w->by_image && hsp_maxpool_fast(op) ? malloc(8 * (size_t)op->out_w) : NULL;
+    void *row = !w->by_image && (hsp_maxpool_fast(op) || op->kind == TFL_SPATIAL_AVGPOOL_FWD)
+                    ? malloc(8 * (size_t)op->out_w) : NULL;
     if ((hsp_is_backward(op->kind) && !g) || (w->by_image && (!xin || !xout || (op->indices && !xind)))) {
         atomic_store(&w->status, TFL_ERR_NOMEM);
     } else {

@@ -68,6 +68,40 @@ void hsp_maxpool_plane_f32(const tfl_spatial_op *op, int64_t p, void *row)
     }
 }
 
+/* float32 average pool, planes with unit w strides, one output row at a
+ * time and one pass per window tap as the max pool (sums in float, in
+ * window order, as the CUDA kernel).  row: OW floats. */
+void hsp_avgpool_plane_f32(const tfl_spatial_op *op, int64_t p, void *row)
+{
+    const int64_t H = op->in_h, W = op->in_w, OW = op->out_w, sw = op->stride_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    const float *restrict x = (const float *)op->in + plane_off(op, is, p);
+    float *restrict y = (float *)op->out + plane_off(op, os, p);
+    float *restrict acc = row;
+    for (int64_t oh = 0; oh < op->out_h; oh++) {
+        int64_t hs, he, fh;
+        int hok = avg_window(oh, op->kernel_h, op->stride_h, op->pad_h, H, &hs, &he, &fh);
+        for (int64_t ow = 0; ow < OW; ow++)
+            acc[ow] = 0;
+        for (int64_t h = hs; hok && h < he; h++)
+            for (int64_t j = 0; j < op->kernel_w; j++) {
+                const int64_t off = j - op->pad_w;            /* w = ow * sw + off */
+                int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                int64_t hi = W - off <= 0 ? 0 : (W - off + sw - 1) / sw;
+                if (hi > OW) hi = OW;
+                const float *restrict xr = x + h * is[2] + off;
+                for (int64_t ow = lo; ow < hi; ow++)
+                    acc[ow] += xr[ow * sw];
+            }
+        float *restrict yo = y + oh * os[2];
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t ws, we, fw;
+            int wok = avg_window(ow, op->kernel_w, op->stride_w, op->pad_w, W, &ws, &we, &fw);
+            yo[ow] = hok && wok ? acc[ow] / (float)avg_divisor(op, fh, fw, hs, he, ws, we) : 0.0f;
+        }
+    }
+}
+
 /* float32 planes with unit w strides: float arithmetic, as the kernel */
 void hsp_bilinear_plane_f32(const tfl_spatial_op *op, const rmap *m, int64_t p)
 {

@@ -91,12 +91,13 @@ static inline int hsp_is_backward(tfl_spatial_kind k)
 
 /* ops_spatial.c: one plane of w->op, any dtype and layout (fast paths
  * first); 0 on a bad max index.  g: in_h*in_w doubles for backward
- * kinds; row: 2*out_w words for the float32 max pool, or NULL. */
+ * kinds; row: 2*out_w words for the float32 max/avg pool, or NULL. */
 int hsp_plane(sp_work *w, int64_t p, double *g, void *row);
 
 /* ops_spatial_f32.c: float32 planes with unit w strides. */
 int hsp_maxpool_fast(const tfl_spatial_op *op);   /* contiguous NCHW max pool? */
 void hsp_maxpool_plane_f32(const tfl_spatial_op *op, int64_t p, void *row);
+void hsp_avgpool_plane_f32(const tfl_spatial_op *op, int64_t p, void *row);
 void hsp_bilinear_plane_f32(const tfl_spatial_op *op, const rmap *m, int64_t p);
 int hsp_maxbwd_plane_f32(const tfl_spatial_op *op, int64_t p);
 void hsp_avgbwd_plane_f32(const tfl_spatial_op *op, int64_t p);
