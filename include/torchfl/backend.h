@@ -113,6 +113,7 @@ typedef enum tfl_op_kind {
     TFL_OP_INDEX = 10,
     TFL_OP_ATTENTION = 11,
     TFL_OP_BLAS = 12,        /* BLAS level 1/2, TRSM/SYRK, batched LAPACK (ops/blas.h) */
+    TFL_OP_SCAN = 13,        /* prefix scans, nonzero compaction (ops/scan.h) */
     TFL_OP_SPATIAL = 15,     /* pooling, resize, roll (ops/spatial.h) */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
@@ -185,6 +186,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/index.h"
 #include "torchfl/ops/attention.h"
 #include "torchfl/ops/blas.h"
+#include "torchfl/ops/scan.h"
 #include "torchfl/ops/spatial.h"
 
 typedef struct tfl_op {
@@ -203,6 +205,7 @@ typedef struct tfl_op {
         tfl_index_op index;
         tfl_attention_op attention;
         tfl_blas_op blas;
+        tfl_scan_op scan;
         tfl_spatial_op spatial;
     } u;
 } tfl_op;

@@ -17,6 +17,7 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_foreach,
     &tfl_kfamily_index,
     &tfl_kfamily_attention,
+    &tfl_kfamily_scan,
     &tfl_kfamily_spatial,
 };
 

@@ -77,6 +77,7 @@ extern const tfl_kfamily tfl_kfamily_random;
 extern const tfl_kfamily tfl_kfamily_foreach;
 extern const tfl_kfamily tfl_kfamily_index;
 extern const tfl_kfamily tfl_kfamily_attention;
+extern const tfl_kfamily tfl_kfamily_scan;
 extern const tfl_kfamily tfl_kfamily_spatial;
 
 #endif

@@ -1,8 +1,9 @@
 """The fallback policy on PyTorch's CUDA path under torchfl.
 
-A kernel the op table does not map (cumsum's cub scan kernels, today) is
-refused in `strict` mode with a RuntimeError whose log line names it, and
-the process goes on; in `warn` mode torchfl says once per kernel that it
+A kernel the op table does not map (a float16 cumsum's cub scan kernels,
+today: the scan family maps float32/float64/int32/int64 only) is refused in
+`strict` mode with a RuntimeError whose log line names it, and the process
+goes on; in `warn` mode torchfl says once per kernel that it
 falls back to the host executor (which cannot run the wheel's SASS-only
 kernels, so the op still fails, clearly).  TORCH_FL_OP_BLACKLIST forces a
 mapped op to the host executor.  Each case runs in its own preloaded
@@ -21,9 +22,10 @@ pytestmark = pytest.mark.torchfl_gpu
 SCRIPT = r"""
 import torch
 x = torch.arange(10.).cuda()
+h = torch.arange(10., dtype=torch.float16).cuda()
 for i in range(2):
     try:
-        torch.cumsum(x, 0).cpu()
+        torch.cumsum(h, 0).cpu()
         print("cumsum ok")
     except RuntimeError as e:
         print("cumsum raised", type(e).__name__)

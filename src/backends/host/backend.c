@@ -117,6 +117,8 @@ static int host_op_supported(const tfl_op *op)
         return host_attention_supported(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas_supported(&op->u.blas);
+    case TFL_OP_SCAN:
+        return host_scan_supported(&op->u.scan);
     case TFL_OP_SPATIAL:
         return host_spatial_supported(&op->u.spatial);
     default:
@@ -152,6 +154,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_attention(&op->u.attention);
     case TFL_OP_BLAS:
         return host_blas(&op->u.blas);
+    case TFL_OP_SCAN:
+        return host_scan(&op->u.scan);
     case TFL_OP_SPATIAL:
         return host_spatial(&op->u.spatial);
     default:

@@ -35,6 +35,8 @@ int host_index_supported(const tfl_index_op *op);
 tfl_status host_index(const tfl_index_op *op);
 int host_attention_supported(const tfl_attention_op *op);
 tfl_status host_attention(const tfl_attention_op *op);
+int host_scan_supported(const tfl_scan_op *op);
+tfl_status host_scan(const tfl_scan_op *op);
 int host_spatial_supported(const tfl_spatial_op *op);
 tfl_status host_spatial(const tfl_spatial_op *op);
 

@@ -719,6 +719,41 @@ static int testp(int mode, double x, int t)
 }
 
 /* atomics on host memory */
+
+/* An integer atomic of one width (U unsigned, S its signed twin); the
+ * operations the hardware has are host atomics, the rest a CAS loop. */
+#define ATOM_INT(NAME, U, S)                                                        \
+static uint64_t NAME(void *p, int aop, int sg, uint64_t b, uint64_t c)               \
+{                                                                                    \
+    U *q = (U *)p, v = (U)b;                                                         \
+    switch (aop) {                                                                   \
+    case A_ADD: return __atomic_fetch_add(q, v, __ATOMIC_RELAXED);                   \
+    case A_AND: return __atomic_fetch_and(q, v, __ATOMIC_RELAXED);                   \
+    case A_OR: return __atomic_fetch_or(q, v, __ATOMIC_RELAXED);                     \
+    case A_XOR: return __atomic_fetch_xor(q, v, __ATOMIC_RELAXED);                   \
+    case A_EXCH: return __atomic_exchange_n(q, v, __ATOMIC_RELAXED);                 \
+    case A_CAS: {                                                                    \
+        U exp = v;                                                                   \
+        __atomic_compare_exchange_n(q, &exp, (U)c, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+        return exp;                                                                  \
+    }                                                                                \
+    default: break;                                                                  \
+    }                                                                                \
+    U old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;                                \
+    do {                                                                             \
+        switch (aop) {                                                               \
+        case A_MIN: nv = sg ? ((S)old < (S)v ? old : v) : (old < v ? old : v); break; \
+        case A_MAX: nv = sg ? ((S)old > (S)v ? old : v) : (old > v ? old : v); break; \
+        case A_INC: nv = old >= v ? 0 : old + 1; break;                              \
+        case A_DEC: nv = (old == 0 || old > v) ? v : old - 1; break;                 \
+        default: nv = old; break;                                                    \
+        }                                                                            \
+    } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); \
+    return old;                                                                      \
+}
+ATOM_INT(atom_int32, uint32_t, int32_t)
+ATOM_INT(atom_int64, uint64_t, int64_t)
+
 static uint64_t atom_op(uint8_t *p, int aop, int t, uint64_t b, uint64_t c)
 {
     int sz = tsize(t);
@@ -772,62 +807,10 @@ static uint64_t atom_op(uint8_t *p, int aop, int t, uint64_t b, uint64_t c)
         return old;
     }
     int sg = is_signed(t);
-    if (sz == 4) {
-        uint32_t *q = (uint32_t *)p, v = (uint32_t)b;
-        switch (aop) {
-        case A_ADD: return __atomic_fetch_add(q, v, __ATOMIC_RELAXED);
-        case A_AND: return __atomic_fetch_and(q, v, __ATOMIC_RELAXED);
-        case A_OR: return __atomic_fetch_or(q, v, __ATOMIC_RELAXED);
-        case A_XOR: return __atomic_fetch_xor(q, v, __ATOMIC_RELAXED);
-        case A_EXCH: return __atomic_exchange_n(q, v, __ATOMIC_RELAXED);
-        case A_CAS: {
-            uint32_t exp = v;
-            __atomic_compare_exchange_n(q, &exp, (uint32_t)c, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-            return exp;
-        }
-        default: {
-            uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
-            do {
-                switch (aop) {
-                case A_MIN: nv = sg ? ((int32_t)old < (int32_t)v ? old : v) : (old < v ? old : v); break;
-                case A_MAX: nv = sg ? ((int32_t)old > (int32_t)v ? old : v) : (old > v ? old : v); break;
-                case A_INC: nv = old >= v ? 0 : old + 1; break;
-                case A_DEC: nv = (old == 0 || old > v) ? v : old - 1; break;
-                default: nv = old; break;
-                }
-            } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-            return old;
-        }
-        }
-    }
-    if (sz == 8) {
-        uint64_t *q = (uint64_t *)p, v = b;
-        switch (aop) {
-        case A_ADD: return __atomic_fetch_add(q, v, __ATOMIC_RELAXED);
-        case A_AND: return __atomic_fetch_and(q, v, __ATOMIC_RELAXED);
-        case A_OR: return __atomic_fetch_or(q, v, __ATOMIC_RELAXED);
-        case A_XOR: return __atomic_fetch_xor(q, v, __ATOMIC_RELAXED);
-        case A_EXCH: return __atomic_exchange_n(q, v, __ATOMIC_RELAXED);
-        case A_CAS: {
-            uint64_t exp = v;
-            __atomic_compare_exchange_n(q, &exp, c, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-            return exp;
-        }
-        default: {
-            uint64_t old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
-            do {
-                switch (aop) {
-                case A_MIN: nv = sg ? ((int64_t)old < (int64_t)v ? old : v) : (old < v ? old : v); break;
-                case A_MAX: nv = sg ? ((int64_t)old > (int64_t)v ? old : v) : (old > v ? old : v); break;
-                case A_INC: nv = old >= v ? 0 : old + 1; break;
-                case A_DEC: nv = (old == 0 || old > v) ? v : old - 1; break;
-                default: nv = old; break;
-                }
-            } while (!__atomic_compare_exchange_n(q, &old, nv, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-            return old;
-        }
-        }
-    }
+    if (sz == 4)
+        return atom_int32(p, aop, sg, b, c);
+    if (sz == 8)
+        return atom_int64(p, aop, sg, b, c);
     /* 16-bit: cas/exch only in PTX */
     uint16_t *q = (uint16_t *)p;
     if (aop == A_CAS) {
