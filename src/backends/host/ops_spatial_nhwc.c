@@ -1,9 +1,10 @@
 /*
  * ops_spatial_nhwc.c - channels_last inputs of the host "spatial" op,
- * image by image: max/avg pool forward, nearest and bilinear forward run
- * directly over the C lanes of each pixel; every other kind transposes
- * the image to NCHW scratch, runs the plane kernels there and transposes
- * the result back (plane-wise access to NHWC data would stride by C).
+ * image by image: max/avg pool forward, nearest and bilinear forward and
+ * float32 max-pool backward run directly over the C lanes of each pixel;
+ * every other kind transposes the image to NCHW scratch, runs the plane
+ * kernels there and transposes the result back (plane-wise access to
+ * NHWC data would stride by C).
  */
 #include <math.h>
 #include <string.h>
@@ -156,6 +157,40 @@ static void bilinear_image_nhwc_f32(const tfl_spatial_op *op, const rmap *m, int
 /* Image n of a channels_last op: transpose its operands to NCHW scratch,
  * run the plane kernels there, transpose the result back.  Plane by
  * plane on NHWC data would stride by C on every access. */
+/* Direct channels_last float32 max-pool backward of image n (any
+ * strides with unit c stride): each output pixel's C gradients go to
+ * the C pixels its indices name, in output order (the CUDA gather's
+ * summation order per element); 0 on a bad index. */
+static int maxbwd_image_nhwc_f32(const tfl_spatial_op *op, int64_t n)
+{
+    const int64_t C = op->c, H = op->in_h, W = op->in_w;
+    const int64_t *is = op->in_stride, *os = op->out_stride;
+    float *gi = (float *)op->in + n * is[0];
+    const float *go = (const float *)op->out + n * os[0];
+    const int64_t *ix = op->indices + n * os[0];
+    for (int64_t oh = 0; oh < op->out_h; oh++)
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            const int64_t *ip = ix + oh * os[2] + ow * os[3];
+            for (int64_t c = 0; c < C; c++)
+                if (ip[c] < 0 || ip[c] >= H * W)
+                    return 0;
+        }
+    if (!op->accumulate)
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t w = 0; w < W; w++)
+                memset(gi + h * is[2] + w * is[3], 0, sizeof(float) * (size_t)C);
+    for (int64_t oh = 0; oh < op->out_h; oh++)
+        for (int64_t ow = 0; ow < op->out_w; ow++) {
+            const int64_t *restrict ip = ix + oh * os[2] + ow * os[3];
+            const float *restrict gp = go + oh * os[2] + ow * os[3];
+            for (int64_t c = 0; c < C; c++) {
+                const int64_t k = ip[c];
+                gi[(k / W) * is[2] + (k % W) * is[3] + c] += gp[c];
+            }
+        }
+    return 1;
+}
+
 int hsp_image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, int64_t *xind)
 {
     const tfl_spatial_op *op = w->op;
@@ -178,6 +213,8 @@ int hsp_image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, int6
         avgpool_image_nhwc_f32(op, n, (float *)xout);   /* C floats of scratch */
         return 1;
     }
+    if (op->dtype == TFL_DT_F32 && op->kind == TFL_SPATIAL_MAX_BWD)
+        return maxbwd_image_nhwc_f32(op, n);
     tfl_spatial_op lo = *op;
     lo.n = 1;
     lo.in = xin;
