@@ -10,6 +10,7 @@ mapped op to the host executor.  Each case runs in its own preloaded
 process.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -51,7 +52,9 @@ def test_strict_refuses_unmapped_kernel_and_process_continues():
     out, err = run({"TORCH_FL_FALLBACK_MODE": "strict"})
     assert out.count("cumsum raised AcceleratorError") == 2, out
     assert "is not in the op table of backend host and fallback mode is strict" in err
-    assert "DeviceScanInitKernel" in err                 # names the kernel
+    # names the kernel: one of the half-precision cub scan's launches (which
+    # one fails first depends on which of its helper launches a family maps)
+    assert re.search(r"kernel _Z\S*DeviceScan\S*Kernel\S*Half\S* is not in the op table", err), err
     assert "mul [0.0, 2.0, 4.0" in out                   # later work still runs
 
 
