@@ -19,7 +19,49 @@ typedef enum tfl_embedding_kind {
      * grad_weight is accumulated into (the caller zeroes it); rows with
      * the same index add up in index order. */
     TFL_EMBEDDING_BWD_DENSE = 1,
+    /* embedding_bag forward (fields in `bag`): bag b < num_bags holds the
+     * indices [begin, end), begin = b ? offsets[b] : 0, end = offsets[b+1]
+     * (num_indices for the last bag).  An index equal to padding_idx
+     * counts as absent.  For every feature f < features:
+     *   SUM/MEAN: out[b][f] = sum of w(i) * weight[indices[i]][f] (w(i) =
+     *     per_sample_weights[i * psw_stride] when given, else 1), summed in
+     *     float (F64 for F64) in index order; MEAN divides by the bag's
+     *     count of non-padding indices when it is > 0;
+     *   MAX: out[b][f] = the largest weight[indices[i]][f] (the first one
+     *     on ties), max_indices[b][f] = its index; an empty bag gives 0 and
+     *     -1.
+     * offset2bag[i] = the bag of index i, bag_size[b] = the count of
+     * non-padding indices.  out, max_indices are num_bags x features,
+     * contiguous; weight has strides (ws0, ws1) in elements. */
+    TFL_EMBEDDING_BAG_FWD = 2,
+    /* max-mode backward: for b < num_bags, f < features, i =
+     * max_indices[b][f] >= 0 and != padding_idx:
+     *   grad_weight[i][f] += grad[b][f]   (rows of `features`, contiguous) */
+    TFL_EMBEDDING_BAG_MAX_BWD = 3,
 } tfl_embedding_kind;
+
+typedef enum tfl_embedding_bag_mode {
+    TFL_EMBEDDING_BAG_SUM = 0,
+    TFL_EMBEDDING_BAG_MEAN = 1,
+    TFL_EMBEDDING_BAG_MAX = 2,
+} tfl_embedding_bag_mode;
+
+typedef struct tfl_embedding_bag {
+    tfl_embedding_bag_mode mode;
+    const void *indices, *offsets;      /* index_dtype, contiguous        */
+    int64_t num_indices, num_bags, features;
+    const void *weight;                 /* FWD: weight_rows rows          */
+    int64_t ws0, ws1;                   /* weight strides, elements       */
+    void *out;                          /* FWD: num_bags x features       */
+    void *offset2bag, *bag_size;        /* FWD: index_dtype               */
+    void *max_indices;                  /* index_dtype; FWD (MAX) writes,
+                                         * MAX_BWD reads                   */
+    const void *psw;                    /* FWD SUM: per-sample weights (dtype)
+                                         * or NULL                          */
+    int64_t psw_stride;
+    const void *grad;                   /* MAX_BWD: num_bags x features    */
+    void *grad_weight;                  /* MAX_BWD: weight_rows x features */
+} tfl_embedding_bag;
 
 typedef struct tfl_embedding_op {
     tfl_embedding_kind kind;
@@ -33,6 +75,10 @@ typedef struct tfl_embedding_op {
     int64_t row_len;
     int64_t weight_rows;      /* an index outside [0, weight_rows) is an error */
     int64_t padding_idx;      /* skipped index; -1 (or any negative) = none */
+    tfl_embedding_bag bag;    /* BAG_FWD, BAG_MAX_BWD (dtype F32 or F64,
+                               * index_dtype, weight_rows, padding_idx
+                               * above apply; padding_idx is compared as
+                               * is, any value) */
 } tfl_embedding_op;
 
 #endif
