@@ -38,6 +38,21 @@ typedef enum tfl_embedding_kind {
      * max_indices[b][f] >= 0 and != padding_idx:
      *   grad_weight[i][f] += grad[b][f]   (rows of `features`, contiguous) */
     TFL_EMBEDDING_BAG_MAX_BWD = 3,
+    /* sum/mean backward, one partial segment per p < *num_segments (a
+     * device pointer: the count is produced on the device): the indices
+     * i in [seg_offsets[p], end) (end = seg_offsets[p+1], num_indices for
+     * the last), in order, with o = indices[i] (a position in the
+     * forward's index list) and k = offset2bag[o]:
+     *   acc[p][f] = sum of g * s, g = grad[k][f] (divided by bag_size[k]
+     *   when mode is MEAN), s = (count ? 1 / count[i] : 1) times
+     *   psw[o * psw_stride] when psw is given; summed in the accumulate
+     *   type (float; double for F64).  acc has `features` columns. */
+    TFL_EMBEDDING_BAG_GRAD_PARTIALS = 4,
+    /* per_sample_weights backward: out[i] = 0 when indices[i] ==
+     * padding_idx, else the dot product over f < features of
+     * grad[offset2bag[i] * gs0 + f * gs1] and weight[indices[i] * ws0 +
+     * f * ws1] (i < num_indices; out contiguous). */
+    TFL_EMBEDDING_BAG_PSW_BWD = 5,
 } tfl_embedding_kind;
 
 typedef enum tfl_embedding_bag_mode {
@@ -61,6 +76,14 @@ typedef struct tfl_embedding_bag {
     int64_t psw_stride;
     const void *grad;                   /* MAX_BWD: num_bags x features    */
     void *grad_weight;                  /* MAX_BWD: weight_rows x features */
+    /* GRAD_PARTIALS */
+    const void *count;                  /* index_dtype or NULL             */
+    const void *seg_offsets;            /* index_dtype                     */
+    const int64_t *num_segments;        /* one int64 in device memory      */
+    int64_t max_segments;               /* rows acc and seg_offsets hold   */
+    void *acc;                          /* float (double for F64)          */
+    /* PSW_BWD */
+    int64_t gs0, gs1;                   /* grad strides, elements          */
 } tfl_embedding_bag;
 
 typedef struct tfl_embedding_op {

@@ -14,7 +14,7 @@
 
 int host_embedding_supported(const tfl_embedding_op *op)
 {
-    if (op && (op->kind == TFL_EMBEDDING_BAG_FWD || op->kind == TFL_EMBEDDING_BAG_MAX_BWD))
+    if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))
         return host_embedding_bag_supported(op);
     return op && op->kind == TFL_EMBEDDING_BWD_DENSE && lowp_dtype_ok(op->dtype) &&
            (op->index_dtype == TFL_DT_I32 || op->index_dtype == TFL_DT_I64);
@@ -73,7 +73,7 @@ out:
 
 tfl_status host_embedding(const tfl_embedding_op *op)
 {
-    if (op && (op->kind == TFL_EMBEDDING_BAG_FWD || op->kind == TFL_EMBEDDING_BAG_MAX_BWD))
+    if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))
         return host_embedding_bag(op);
     if (!host_embedding_supported(op) || op->n < 0 || op->row_len < 0)
         return TFL_ERR_INVALID;

@@ -29,7 +29,9 @@ static void put_idx(void *p, tfl_dtype t, int64_t i, int64_t v)
 
 int host_embedding_bag_supported(const tfl_embedding_op *op)
 {
-    if (!op || (op->kind != TFL_EMBEDDING_BAG_FWD && op->kind != TFL_EMBEDDING_BAG_MAX_BWD))
+    if (!op || (op->kind != TFL_EMBEDDING_BAG_FWD && op->kind != TFL_EMBEDDING_BAG_MAX_BWD &&
+                op->kind != TFL_EMBEDDING_BAG_GRAD_PARTIALS &&
+                op->kind != TFL_EMBEDDING_BAG_PSW_BWD))
         return 0;
     const tfl_embedding_bag *b = &op->bag;
     if (op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F64)
@@ -151,12 +153,122 @@ static tfl_status max_bwd(const tfl_embedding_op *op)
     return TFL_OK;
 }
 
+/* The partial sums of the sum/mean backward (compute_grad_weight_bags). */
+#define GRAD_PARTIALS(NAME, T, FMA)                                                   \
+static void NAME(const tfl_embedding_op *op, int64_t nseg)                            \
+{                                                                                     \
+    const tfl_embedding_bag *b = &op->bag;                                            \
+    const tfl_dtype it = op->index_dtype;                                             \
+    const int64_t F = b->features;                                                    \
+    const T *grad = b->grad, *psw = b->psw;                                           \
+    for (int64_t p = 0; p < nseg; p++) {                                              \
+        int64_t lo = at_idx(b->seg_offsets, it, p);                                   \
+        int64_t hi = p == nseg - 1 ? b->num_indices : at_idx(b->seg_offsets, it, p + 1); \
+        T *restrict acc = (T *)b->acc + p * F;                                        \
+        for (int64_t f = 0; f < F; f++)                                               \
+            acc[f] = 0;                                                               \
+        for (int64_t i = lo; i < hi; i++) {                                           \
+            int64_t o = at_idx(b->indices, it, i), k = at_idx(b->offset2bag, it, o);  \
+            T s = b->count ? (T)(1.0 / (double)at_idx(b->count, it, i)) : (T)1;       \
+            if (psw)                                                                  \
+                s *= psw[o * b->psw_stride];                                          \
+            const T *g = grad + k * F;                                                \
+            if (b->mode == TFL_EMBEDDING_BAG_MEAN) {                                  \
+                const T n = (T)at_idx(b->bag_size, it, k);                            \
+                for (int64_t f = 0; f < F; f++)                                       \
+                    acc[f] = FMA(g[f] / n, s, acc[f]);                                \
+            } else {                                                                  \
+                for (int64_t f = 0; f < F; f++)                                       \
+                    acc[f] = FMA(g[f], s, acc[f]);                                    \
+            }                                                                         \
+        }                                                                             \
+    }                                                                                 \
+}
+
+GRAD_PARTIALS(grad_partials_f32, float, fmaf)
+GRAD_PARTIALS(grad_partials_f64, double, fma)
+
+static tfl_status grad_partials(const tfl_embedding_op *op)
+{
+    const tfl_embedding_bag *b = &op->bag;
+    const tfl_dtype it = op->index_dtype;
+    const int64_t nseg = *b->num_segments;
+    if (nseg < 0 || nseg > b->max_segments) {
+        tfl_error("embedding_bag backward: %lld partial segments, room for %lld",
+                  (long long)nseg, (long long)b->max_segments);
+        return TFL_ERR_DEVICE;
+    }
+    /* every position the sums read, checked before anything is written */
+    for (int64_t p = 0; p < nseg; p++) {
+        int64_t lo = at_idx(b->seg_offsets, it, p);
+        int64_t hi = p == nseg - 1 ? b->num_indices : at_idx(b->seg_offsets, it, p + 1);
+        if (lo < 0 || hi < lo || hi > b->num_indices)
+            goto bad;
+        for (int64_t i = lo; i < hi; i++) {
+            int64_t o = at_idx(b->indices, it, i);
+            if (o < 0 || o >= b->num_indices)
+                goto bad;
+            int64_t k = at_idx(b->offset2bag, it, o);
+            if (k < 0 || k >= b->num_bags)
+                goto bad;
+        }
+    }
+    if (op->dtype == TFL_DT_F64)
+        grad_partials_f64(op, nseg);
+    else
+        grad_partials_f32(op, nseg);
+    return TFL_OK;
+bad:
+    tfl_error("embedding_bag backward: a segment, index or bag number is out of range");
+    return TFL_ERR_DEVICE;
+}
+
+static tfl_status psw_bwd(const tfl_embedding_op *op)
+{
+    const tfl_embedding_bag *b = &op->bag;
+    const tfl_dtype it = op->index_dtype;
+    for (int64_t i = 0; i < b->num_indices; i++) {
+        int64_t r = at_idx(b->indices, it, i), k = at_idx(b->offset2bag, it, i);
+        if (r != op->padding_idx &&
+            (r < 0 || r >= op->weight_rows || k < 0 || k >= b->num_bags)) {
+            tfl_error("embedding_bag backward: index %lld (bag %lld) at position %lld is "
+                      "out of range", (long long)r, (long long)k, (long long)i);
+            return TFL_ERR_DEVICE;
+        }
+    }
+    for (int64_t i = 0; i < b->num_indices; i++) {
+        int64_t r = at_idx(b->indices, it, i), k = at_idx(b->offset2bag, it, i);
+        if (op->dtype == TFL_DT_F64) {
+            const double *g = (const double *)b->grad + k * b->gs0;
+            const double *w = (const double *)b->weight + r * b->ws0;
+            double s = 0;
+            if (r != op->padding_idx)
+                for (int64_t f = 0; f < b->features; f++)
+                    s = fma(g[f * b->gs1], w[f * b->ws1], s);
+            ((double *)b->out)[i] = s;
+        } else {
+            const float *g = (const float *)b->grad + k * b->gs0;
+            const float *w = (const float *)b->weight + r * b->ws0;
+            float s = 0;
+            if (r != op->padding_idx)
+                for (int64_t f = 0; f < b->features; f++)
+                    s = fmaf(g[f * b->gs1], w[f * b->ws1], s);
+            ((float *)b->out)[i] = s;
+        }
+    }
+    return TFL_OK;
+}
+
 tfl_status host_embedding_bag(const tfl_embedding_op *op)
 {
     if (!host_embedding_bag_supported(op))
         return TFL_ERR_UNSUPPORTED;
     if (op->kind == TFL_EMBEDDING_BAG_MAX_BWD)
         return max_bwd(op);
+    if (op->kind == TFL_EMBEDDING_BAG_GRAD_PARTIALS)
+        return grad_partials(op);
+    if (op->kind == TFL_EMBEDDING_BAG_PSW_BWD)
+        return psw_bwd(op);
     tfl_status st = check_fwd(op);
     if (st != TFL_OK)
         return st;

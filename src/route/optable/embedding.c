@@ -38,7 +38,8 @@
 #include "route/optable.h"
 
 /* cookie: the index dtype | the element dtype << 8 | the bag kernel << 16 */
-enum { BAG_NONE = 0, BAG_FWD_MAX = 1, BAG_FWD_SUM_MEAN = 2, BAG_BWD_MAX = 3 };
+enum { BAG_NONE = 0, BAG_FWD_MAX = 1, BAG_FWD_SUM_MEAN = 2, BAG_BWD_MAX = 3,
+       BAG_GRAD_PARTIALS = 4, BAG_PSW_BWD = 5 };
 
 static int match_bag(const char *m, void **cookie)
 {
@@ -46,8 +47,11 @@ static int match_bag(const char *m, void **cookie)
         { "EmbeddingBag_updateOutputKernel_maxI", BAG_FWD_MAX },
         { "EmbeddingBag_updateOutputKernel_sum_meanI", BAG_FWD_SUM_MEAN },
         { "EmbeddingBag_accGradParametersKernel_maxI", BAG_BWD_MAX },
+        { "24compute_grad_weight_bagsI", BAG_GRAD_PARTIALS },
+        { "49_embedding_bag_per_sample_weights_backward_kernelI", BAG_PSW_BWD },
     };
-    if (!strstr(m, "EmbeddingBag_cu"))
+    if (!strstr(m, "EmbeddingBag_cu") && !strstr(m, "EmbeddingBackwardKernel_cu") &&
+        !strstr(m, "_embedding_bag_per_sample_weights_backward_kernel"))
         return 0;
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         const char *p = strstr(m, ks[i].tok);
@@ -66,7 +70,8 @@ static int match_bag(const char *m, void **cookie)
 
 static int match(const char *m, void **cookie)
 {
-    if (strstr(m, "EmbeddingBag_"))
+    if (strstr(m, "EmbeddingBag_") || strstr(m, "compute_grad_weight_bags") ||
+        strstr(m, "_embedding_bag_per_sample_weights_backward_kernel"))
         return match_bag(m, cookie);
     static const struct { const char *tok; tfl_dtype dt; } ts[] = {
         { "33embedding_backward_feature_kernelIff", TFL_DT_F32 },
@@ -95,6 +100,10 @@ static const char *op_name(void *cookie)
         return "embedding_bag";
     case BAG_BWD_MAX:
         return "embedding_bag_backward_max";
+    case BAG_GRAD_PARTIALS:
+        return "embedding_bag_backward_partials";
+    case BAG_PSW_BWD:
+        return "embedding_bag_backward_psw";
     default:
         return "embedding_backward";
     }
@@ -107,6 +116,29 @@ static int in_mem(const void *p, int64_t bytes)
     return bytes <= 0 || (p && tfl_mem_check_range(p, (size_t)bytes, NULL));
 }
 
+/* Whole rows of row_bytes from p to the end of p's allocation; -1 when p
+ * is not device memory. */
+static int64_t rows_in_alloc(const void *p, int64_t row_bytes)
+{
+    tfl_alloc_info a;
+    if (!p || row_bytes <= 0 || !tfl_mem_lookup(p, &a))
+        return -1;
+    return (int64_t)(((const char *)a.base + a.size - (const char *)p) / row_bytes);
+}
+
+/* Rows r (r * pitch + span bytes from p) inside p's allocation; -1 when p
+ * is not device memory.  pitch 0: one row, or every row. */
+static int64_t rows_strided(const void *p, int64_t pitch, int64_t span)
+{
+    tfl_alloc_info a;
+    if (!p || !tfl_mem_lookup(p, &a))
+        return -1;
+    int64_t room = (int64_t)((const char *)a.base + a.size - (const char *)p);
+    if (room < span)
+        return 0;
+    return pitch > 0 ? (room - span) / pitch + 1 : INT64_MAX;
+}
+
 static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dtype it,
                           char *err, size_t errlen)
 {
@@ -117,7 +149,84 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
     e->index_dtype = it;
     const int64_t isz = it == TFL_DT_I64 ? 8 : 4, esz = (int64_t)tfl_dtype_size(dt);
 #define IDX(i) (it == TFL_DT_I64 ? ARG(c, i, int64_t) : (int64_t)ARG(c, i, int32_t))
-    if (bk == BAG_BWD_MAX) {
+    if (bk == BAG_GRAD_PARTIALS) {
+        /* (orig_indices, grad, offset2bag, count, numel, stride, int
+         *  mode_mean @48, bag_size, psw, psw_stride, partial segment
+         *  offsets, long *num_partials, acc, stride_warped) */
+        op.name = "embedding_bag_backward_partials";
+        e->kind = TFL_EMBEDDING_BAG_GRAD_PARTIALS;
+        b->indices = ARG(c, 0, const void *);
+        b->grad = ARG(c, 1, const void *);
+        b->offset2bag = ARG(c, 2, void *);
+        b->count = ARG(c, 3, const void *);
+        b->num_indices = ARG(c, 4, int64_t);
+        b->features = ARG(c, 5, int64_t);
+        b->mode = ARG(c, 6, int32_t) ? TFL_EMBEDDING_BAG_MEAN : TFL_EMBEDDING_BAG_SUM;
+        b->bag_size = ARG(c, 7, void *);
+        b->psw = ARG(c, 8, const void *);
+        b->psw_stride = ARG(c, 9, int64_t);
+        b->seg_offsets = ARG(c, 10, const void *);
+        b->num_segments = ARG(c, 11, const int64_t *);
+        b->acc = ARG(c, 12, void *);
+        const int64_t lim = INT64_MAX / 16;
+        if (b->num_indices < 0 || b->features <= 0 || b->psw_stride < 0 ||
+            b->num_indices > lim || b->features > lim / 8 ||
+            (b->psw && b->num_indices && b->psw_stride > lim / b->num_indices))
+            return TFL_ERR_UNSUPPORTED;
+        /* the bag and partial counts are not parameters: the allocations
+         * bound them (the host op checks every number it reads) */
+        const int64_t accsz = dt == TFL_DT_F64 ? 8 : 4;
+        int64_t gb = rows_in_alloc(b->grad, b->features * esz);
+        int64_t sb = rows_in_alloc(b->bag_size, isz);
+        b->num_bags = gb < sb ? gb : sb;
+        int64_t so = rows_in_alloc(b->seg_offsets, isz);
+        int64_t ac = rows_in_alloc(b->acc, b->features * accsz);
+        b->max_segments = so < ac ? so : ac;
+        if (!in_mem(b->indices, b->num_indices * isz) ||
+            !in_mem(b->offset2bag, b->num_indices * isz) ||
+            (b->count && !in_mem(b->count, b->num_indices * isz)) ||
+            !in_mem(b->num_segments, 8) || b->num_bags < 0 || b->max_segments < 0 ||
+            (b->psw && b->num_indices &&
+             !in_mem(b->psw, ((b->num_indices - 1) * b->psw_stride + 1) * esz))) {
+            snprintf(err, errlen, "embedding_bag backward: an operand is not in device memory");
+            return TFL_ERR_DEVICE;
+        }
+    } else if (bk == BAG_PSW_BWD) {
+        /* (grad, gs0, gs1, weight, ws0, ws1, indices, offset2bag,
+         *  num_samples, features, out, index_t padding_idx) */
+        op.name = "embedding_bag_backward_psw";
+        e->kind = TFL_EMBEDDING_BAG_PSW_BWD;
+        b->grad = ARG(c, 0, const void *);
+        b->gs0 = ARG(c, 1, int64_t);
+        b->gs1 = ARG(c, 2, int64_t);
+        b->weight = ARG(c, 3, const void *);
+        b->ws0 = ARG(c, 4, int64_t);
+        b->ws1 = ARG(c, 5, int64_t);
+        b->indices = ARG(c, 6, const void *);
+        b->offset2bag = ARG(c, 7, void *);
+        b->num_indices = ARG(c, 8, int64_t);
+        b->features = ARG(c, 9, int64_t);
+        b->out = ARG(c, 10, void *);
+        e->padding_idx = IDX(11);
+        const int64_t lim = INT64_MAX / 16;
+        if (b->num_indices < 0 || b->features < 0 || b->gs0 < 0 || b->gs1 < 0 ||
+            b->ws0 < 0 || b->ws1 < 0 || b->num_indices > lim || b->features > lim / 8 ||
+            b->gs1 > lim / (b->features + 1) || b->ws1 > lim / (b->features + 1))
+            return TFL_ERR_UNSUPPORTED;
+        if (b->num_indices == 0)
+            return TFL_OK;
+        /* rows of grad and weight that lie wholly inside their allocations */
+        const int64_t gspan = b->features ? ((b->features - 1) * b->gs1 + 1) * esz : esz;
+        const int64_t wspan = b->features ? ((b->features - 1) * b->ws1 + 1) * esz : esz;
+        b->num_bags = rows_strided(b->grad, b->gs0 * esz, gspan);
+        e->weight_rows = rows_strided(b->weight, b->ws0 * esz, wspan);
+        if (!in_mem(b->indices, b->num_indices * isz) ||
+            !in_mem(b->offset2bag, b->num_indices * isz) ||
+            !in_mem(b->out, b->num_indices * esz) || b->num_bags < 0 || e->weight_rows < 0) {
+            snprintf(err, errlen, "embedding_bag backward: an operand is not in device memory");
+            return TFL_ERR_DEVICE;
+        }
+    } else if (bk == BAG_BWD_MAX) {
         op.name = "embedding_bag_backward_max";
         e->kind = TFL_EMBEDDING_BAG_MAX_BWD;
         b->max_indices = ARG(c, 0, void *);
