@@ -82,5 +82,6 @@ extern const tfl_kfamily tfl_kfamily_sort;
 extern const tfl_kfamily tfl_kfamily_batchnorm;
 extern const tfl_kfamily tfl_kfamily_bucket;
 extern const tfl_kfamily tfl_kfamily_conv;
+extern const tfl_kfamily tfl_kfamily_misc;
 
 #endif
