@@ -145,3 +145,25 @@ def test_exponential(cuda, dtype, lam):
     torch.manual_seed(42)
     y = torch.empty(n, dtype=dtype, device=cuda).exponential_(lam).cpu().double()
     assert torch.equal(x, y)
+
+
+@pytest.mark.parametrize("replacement,n", [(True, 40), (False, 5), (True, 1)])
+def test_non_contiguous_and_many_rows(cuda, replacement, n):
+    # a transposed probability matrix, 300 distributions
+    p = probs(300, 12, torch.float32, zeros=(4,)).t().contiguous().t()
+    assert not p.is_contiguous()
+    torch.manual_seed(17)
+    s = torch.multinomial(p.to(cuda), n, replacement=replacement).cpu()
+    assert s.shape == (300, n)
+    assert int(s.min()) >= 0 and int(s.max()) < 12
+    assert not bool((s == 4).any()), "a zero-probability class was drawn"
+    if not replacement:
+        for r in range(300):
+            assert len(set(s[r].tolist())) == n
+
+
+def test_without_replacement_1d_all(cuda):
+    p = torch.tensor([0.1, 0.0, 3.0, 0.2, 0.0, 1.0])
+    torch.manual_seed(2)
+    s = torch.multinomial(p.to(cuda), 4, replacement=False).cpu()
+    assert s.shape == (4,) and sorted(s.tolist()) == [0, 2, 3, 5]
