@@ -115,9 +115,11 @@ typedef enum tfl_op_kind {
     TFL_OP_BLAS = 12,        /* BLAS level 1/2, TRSM/SYRK, batched LAPACK (ops/blas.h) */
     TFL_OP_SCAN = 13,        /* prefix scans, nonzero compaction (ops/scan.h) */
     TFL_OP_SORT = 14,        /* key/value sorts and radix passes (ops/sort.h) */
+    TFL_OP_SPATIAL = 15,     /* pooling, resize, roll (ops/spatial.h) */
     TFL_OP_CONV = 16,        /* convolution fwd / bwd data / bwd filter (ops/conv.h) */
     TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
+    /* 19: reserved (rnn) */
     TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
@@ -195,6 +197,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/batchnorm.h"
 #include "torchfl/ops/bucket.h"
 #include "torchfl/ops/conv.h"
+#include "torchfl/ops/spatial.h"
 #include "torchfl/ops/misc.h"
 
 typedef struct tfl_op {
@@ -218,6 +221,7 @@ typedef struct tfl_op {
         tfl_batchnorm_op batchnorm;
         tfl_bucket_op bucket;
         tfl_conv_op conv;
+        tfl_spatial_op spatial;
         tfl_misc_op misc;
     } u;
 } tfl_op;

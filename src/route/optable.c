@@ -22,6 +22,7 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_batchnorm,
     &tfl_kfamily_bucket,
     &tfl_kfamily_conv,
+    &tfl_kfamily_spatial,
     &tfl_kfamily_misc,
 };
 

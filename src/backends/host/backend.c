@@ -127,6 +127,8 @@ static int host_op_supported(const tfl_op *op)
         return host_bucket_supported(&op->u.bucket);
     case TFL_OP_CONV:
         return host_conv_supported(&op->u.conv);
+    case TFL_OP_SPATIAL:
+        return host_spatial_supported(&op->u.spatial);
     case TFL_OP_MISC:
         return host_misc_supported(&op->u.misc);
     default:
@@ -172,6 +174,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_bucket(&op->u.bucket);
     case TFL_OP_CONV:
         return host_conv(&op->u.conv);
+    case TFL_OP_SPATIAL:
+        return host_spatial(&op->u.spatial);
     case TFL_OP_MISC:
         return host_misc(&op->u.misc);
     default:

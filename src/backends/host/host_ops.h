@@ -43,6 +43,8 @@ int host_batchnorm_supported(const tfl_batchnorm_op *op);
 tfl_status host_batchnorm(const tfl_batchnorm_op *op);
 int host_bucket_supported(const tfl_bucket_op *op);
 tfl_status host_bucket(const tfl_bucket_op *op);
+int host_spatial_supported(const tfl_spatial_op *op);
+tfl_status host_spatial(const tfl_spatial_op *op);
 
 /* BLAS level 1/2, TRSM and SYRK (TFL_OP_BLAS). */
 int host_blas_supported(const tfl_blas_op *op);

@@ -19,15 +19,12 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_lowp.h"
 
+#include "backends/host/host_simd.h"
+
 /* fmaf is what the GPU computes, but without the FMA instruction in the
  * baseline x86-64 target every fmaf is a libm call and no loop here
- * vectorises; an x86-64-v3 (AVX2+FMA) clone of the chunk loops, chosen at
- * load time, turns them into vector FMAs with the same results. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TFL_FMA_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
-#else
-#define TFL_FMA_CLONES
-#endif
+ * vectorises: the chunk loops get an x86-64-v3 clone (host_simd.h). */
+#define TFL_FMA_CLONES TFL_CLONES
 
 int host_foreach_supported(const tfl_foreach_op *op)
 {

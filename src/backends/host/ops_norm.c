@@ -9,18 +9,15 @@
  * matching any one GPU reduction order and closer to the exact result
  * than either.
  */
-#if defined(__GNUC__) && !defined(__clang__)
-/* GCC's -O2 cost model leaves the per-element loops scalar (they need a
- * runtime trip count epilogue); these loops are the whole cost of the op. */
-#pragma GCC optimize("O3")
-#endif
-
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "backends/host/host_ops.h"
 #include "common/log.h"
 #include "backends/host/ops_lowp.h"
+#include "backends/host/host_par.h"
+#include "backends/host/host_simd.h"
 
 int host_norm_supported(const tfl_norm_op *op)
 {
@@ -34,7 +31,7 @@ int host_norm_supported(const tfl_norm_op *op)
  * vectorise. */
 #define LANES 8
 
-static double sum_row(const float *restrict x, int64_t n)
+static inline double sum_row(const float *restrict x, int64_t n)
 {
     double a[LANES] = { 0 };
     int64_t j = 0;
@@ -49,7 +46,7 @@ static double sum_row(const float *restrict x, int64_t n)
     return s;
 }
 
-static double sumsq_dev_row(const float *restrict x, int64_t n, double m)
+static inline double sumsq_dev_row(const float *restrict x, int64_t n, double m)
 {
     double a[LANES] = { 0 };
     int64_t j = 0;
@@ -67,7 +64,7 @@ static double sumsq_dev_row(const float *restrict x, int64_t n, double m)
 }
 
 /* s1 = sum(g*dy), s2 = sum(g*dy*(x - mean)*rstd) of one row (g NULL = 1) */
-static void bwd_sums(const float *restrict dy, const float *restrict x, const float *restrict g,
+static inline void bwd_sums(const float *restrict dy, const float *restrict x, const float *restrict g,
                      int64_t n, double mean, double rstd, double *s1, double *s2)
 {
     double a1[LANES] = { 0 }, a2[LANES] = { 0 };
@@ -102,7 +99,7 @@ static void bwd_sums(const float *restrict dy, const float *restrict x, const fl
 }
 
 /* mean and 1/sqrt(var + eps) of one row (RMS: mean 0, var = mean(x^2)). */
-static void row_stats(const float *restrict x, int64_t n, int rms, double eps,
+static inline void row_stats(const float *restrict x, int64_t n, int rms, double eps,
                       float *mean, float *rstd)
 {
     double m = (!rms && n) ? sum_row(x, n) / (double)n : 0.0;
@@ -111,7 +108,7 @@ static void row_stats(const float *restrict x, int64_t n, int rms, double eps,
     *rstd = (float)(1.0 / sqrt(v + eps));
 }
 
-static void row_apply(const float *restrict x, int64_t n, float mean, float rstd,
+static inline void row_apply(const float *restrict x, int64_t n, float mean, float rstd,
                       const float *restrict g, const float *restrict b, float *restrict y)
 {
     if (g && b) {
@@ -170,17 +167,52 @@ static const float *vec_in(const tfl_norm_op *op, const void *v, int slot)
 
 enum { S_X, S_DY, S_Y, S_G, S_B };
 
-static tfl_status fwd(const tfl_norm_op *op)
+/* Rows [r0, r1) of the op, one pool part: rows are independent in the
+ * forward and the input gradient; the weight gradient is split by
+ * column blocks instead (every row adds into every column). */
+typedef struct norm_par {
+    const tfl_norm_op *op;
+    const float *g, *b;
+    int64_t per_part, total;
+    _Atomic int status;
+} norm_par;
+
+static void part_range(const norm_par *w, int part, int64_t *lo, int64_t *hi)
 {
-    const int64_t M = op->rows, N = op->cols;
-    const float *g = vec_in(op, op->gamma, S_G);
-    const float *b = op->rms ? NULL : vec_in(op, op->beta, S_B);
-    if ((op->gamma && !g) || (!op->rms && op->beta && !b))
-        return TFL_ERR_NOMEM;
-    for (int64_t i = 0; i < M; i++) {
+    *lo = (int64_t)part * w->per_part;
+    *hi = *lo + w->per_part < w->total ? *lo + w->per_part : w->total;
+}
+
+/* Parts for n units of work of row_len elements each: one per thread when
+ * the op is big enough to gain from the pool, else one. */
+static int norm_parts(int64_t n, int64_t row_len)
+{
+    int t = n * row_len >= (1 << 15) ? host_par_threads() : 1;
+    return (int)(n < t ? (n > 0 ? n : 1) : t);
+}
+
+static tfl_status run_parts(norm_par *w, int64_t total, int parts, void (*fn)(void *, int))
+{
+    w->total = total;
+    w->per_part = (total + parts - 1) / parts;
+    atomic_init(&w->status, TFL_OK);
+    host_parallel(parts, fn, w);
+    return (tfl_status)atomic_load(&w->status);
+}
+
+TFL_CLONES static void fwd_rows(void *ctx, int part)
+{
+    norm_par *w = ctx;
+    const tfl_norm_op *op = w->op;
+    const int64_t N = op->cols;
+    int64_t lo, hi;
+    part_range(w, part, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
         const float *xr = row_in(op, op->x, i, S_X);
-        if (!xr)
-            return TFL_ERR_NOMEM;
+        if (!xr) {
+            atomic_store(&w->status, TFL_ERR_NOMEM);
+            return;
+        }
         float mean, rstd;
         if (op->kind == TFL_NORM_FWD_APPLY) {
             mean = op->rms ? 0.f : op->mean[i];
@@ -193,28 +225,42 @@ static tfl_status fwd(const tfl_norm_op *op)
         }
         if (op->kind != TFL_NORM_FWD_STATS) {
             float *yr = row_out(op, op->y, i, S_Y);
-            if (!yr)
-                return TFL_ERR_NOMEM;
-            row_apply(xr, N, mean, rstd, g, b, yr);
+            if (!yr) {
+                atomic_store(&w->status, TFL_ERR_NOMEM);
+                return;
+            }
+            row_apply(xr, N, mean, rstd, w->g, w->b, yr);
             row_out_done(op, op->y, i, yr);
         }
     }
-    return TFL_OK;
+}
+
+static tfl_status fwd(const tfl_norm_op *op)
+{
+    norm_par w = { .op = op, .g = vec_in(op, op->gamma, S_G),
+                   .b = op->rms ? NULL : vec_in(op, op->beta, S_B) };
+    if ((op->gamma && !w.g) || (!op->rms && op->beta && !w.b))
+        return TFL_ERR_NOMEM;
+    return run_parts(&w, op->rows, norm_parts(op->rows, op->cols), fwd_rows);
 }
 
 /* dx = rstd/N * (N*g*dy - xhat * sum(g*dy*xhat) - sum(g*dy)), xhat =
  * (x - mean) * rstd; RMS drops the last sum (no mean to differentiate). */
-static tfl_status bwd_input(const tfl_norm_op *op)
+TFL_CLONES static void bwd_input_rows(void *ctx, int part)
 {
-    const int64_t M = op->rows, N = op->cols;
-    const float *g = vec_in(op, op->gamma, S_G);
-    if (op->gamma && !g)
-        return TFL_ERR_NOMEM;
-    for (int64_t i = 0; i < M; i++) {
+    norm_par *w = ctx;
+    const tfl_norm_op *op = w->op;
+    const int64_t N = op->cols;
+    const float *g = w->g;
+    int64_t lo, hi;
+    part_range(w, part, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
         const float *xr = row_in(op, op->x, i, S_X), *dyr = row_in(op, op->dy, i, S_DY);
         float *dxr = row_out(op, op->dx, i, S_Y);
-        if (!xr || !dyr || !dxr)
-            return TFL_ERR_NOMEM;
+        if (!xr || !dyr || !dxr) {
+            atomic_store(&w->status, TFL_ERR_NOMEM);
+            return;
+        }
         const double mean = op->rms ? 0.0 : op->mean[i], rstd = op->rstd[i];
         double s1, s2;
         bwd_sums(dyr, xr, g, N, mean, rstd, &s1, &s2);
@@ -234,7 +280,52 @@ static tfl_status bwd_input(const tfl_norm_op *op)
         }
         row_out_done(op, op->dx, i, dxr);
     }
-    return TFL_OK;
+}
+
+static tfl_status bwd_input(const tfl_norm_op *op)
+{
+    norm_par w = { .op = op, .g = vec_in(op, op->gamma, S_G) };
+    if (op->gamma && !w.g)
+        return TFL_ERR_NOMEM;
+    return run_parts(&w, op->rows, norm_parts(op->rows, op->cols), bwd_input_rows);
+}
+
+/* The weight gradient's partial sums for columns [lo, hi): each row adds
+ * into the partial row of its (tile, part), as PyTorch's blocks do. */
+typedef struct params_par {
+    norm_par base;
+    double *ag, *ab;
+} params_par;
+
+TFL_CLONES static void bwd_params_cols(void *ctx, int part)
+{
+    params_par *pw = ctx;
+    norm_par *w = &pw->base;
+    const tfl_norm_op *op = w->op;
+    const int64_t M = op->rows, N = op->cols;
+    const int64_t parts = op->tile_parts, tr = op->tile_rows, tiles = op->tile_count;
+    const int64_t rows_per_part = tr / parts;
+    int64_t lo, hi;
+    part_range(w, part, &lo, &hi);
+    for (int64_t m = 0; m < M; m++) {
+        int64_t p = ((m / tr) % tiles) * parts + (m % tr) / rows_per_part;
+        const float *xr = row_in(op, op->x, m, S_X), *dyr = row_in(op, op->dy, m, S_DY);
+        if (!xr || !dyr) {
+            atomic_store(&w->status, TFL_ERR_NOMEM);
+            return;
+        }
+        const double mean = op->rms ? 0.0 : op->mean[m], rstd = op->rstd[m];
+        if (op->dgamma) {
+            double *agp = pw->ag + p * N;
+            for (int64_t j = lo; j < hi; j++)
+                agp[j] += (double)dyr[j] * ((xr[j] - mean) * rstd);
+        }
+        if (pw->ab) {
+            double *abp = pw->ab + p * N;
+            for (int64_t j = lo; j < hi; j++)
+                abp[j] += dyr[j];
+        }
+    }
 }
 
 static tfl_status bwd_params(const tfl_norm_op *op)
@@ -243,36 +334,25 @@ static tfl_status bwd_params(const tfl_norm_op *op)
     const int64_t tiles = op->tile_count, parts = op->tile_parts, tr = op->tile_rows;
     if (tiles < 1 || parts < 1 || tr < parts || tr % parts)
         return TFL_ERR_INVALID;
-    const int64_t nparts = tiles * parts, rows_per_part = tr / parts;
+    const int64_t nparts = tiles * parts;
     void *dg = op->dgamma, *db = op->rms ? NULL : op->dbeta;
     double *acc = calloc((size_t)(2 * nparts * N) + 1, sizeof(double));
     if (!acc)
         return TFL_ERR_NOMEM;
-    double *ag = acc, *ab = acc + nparts * N;
-    for (int64_t m = 0; m < M; m++) {
-        int64_t p = ((m / tr) % tiles) * parts + (m % tr) / rows_per_part;
-        const float *xr = row_in(op, op->x, m, S_X), *dyr = row_in(op, op->dy, m, S_DY);
-        if (!xr || !dyr) {
-            free(acc);
-            return TFL_ERR_NOMEM;
-        }
-        const double mean = op->rms ? 0.0 : op->mean[m], rstd = op->rstd[m];
-        double *agp = ag + p * N, *abp = ab + p * N;
-        if (dg) {
-            for (int64_t j = 0; j < N; j++)
-                agp[j] += (double)dyr[j] * ((xr[j] - mean) * rstd);
-        }
-        if (db) {
-            for (int64_t j = 0; j < N; j++)
-                abp[j] += dyr[j];
-        }
+    params_par w = { .base = { .op = op }, .ag = acc, .ab = db ? acc + nparts * N : NULL };
+    /* column blocks of at least 16 (two AVX2 vectors of doubles) */
+    int cparts = norm_parts(N / 16 > 0 ? N / 16 : 1, M * 16);
+    tfl_status st = run_parts(&w.base, N, cparts, bwd_params_cols);
+    if (st != TFL_OK) {
+        free(acc);
+        return st;
     }
     /* partial rows in the op's dtype (PyTorch's dgamma_blocks are T) */
     for (int64_t k = 0; k < nparts * N; k++) {
         if (dg)
-            hg_store(op->dtype, dg, k, (float)ag[k]);
+            hg_store(op->dtype, dg, k, (float)w.ag[k]);
         if (db)
-            hg_store(op->dtype, db, k, (float)ab[k]);
+            hg_store(op->dtype, db, k, (float)w.ab[k]);
     }
     free(acc);
     return TFL_OK;

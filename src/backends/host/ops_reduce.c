@@ -10,9 +10,11 @@
  * computed in two passes (mean, then squared deviations).
  */
 #include "backends/host/host_ops.h"
+#include "backends/host/host_par.h"
 #include "backends/host/ops_reduce_scalar.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 typedef struct racc {
@@ -240,6 +242,61 @@ static void one_output(const tfl_reduce_op *op, const char *in, char *out, char 
         rs_sti(op->out2_dtype, out2, a.idx);
 }
 
+/* One column block [lo, hi) of sum_rows_f32's single-output-dimension
+ * case: every row adds into the block's own accumulators. */
+typedef struct cols_par {
+    const tfl_reduce_op *op;
+    int64_t per_part;
+    _Atomic int status;
+} cols_par;
+
+static void sum_cols_part(void *ctx, int part)
+{
+    cols_par *w = ctx;
+    const tfl_reduce_op *op = w->op;
+    int64_t n0 = op->out_sizes[0], lo = part * w->per_part;
+    int64_t hi = lo + w->per_part < n0 ? lo + w->per_part : n0;
+    if (lo >= hi)
+        return;
+    double *acc = calloc((size_t)(hi - lo), sizeof(double));
+    if (!acc) {
+        atomic_store(&w->status, TFL_ERR_NOMEM);
+        return;
+    }
+    int64_t rc[TFL_REDUCE_MAX_DIMS] = {0};
+    int64_t roff = 0;
+    for (int64_t r = 0; r < op->num_inputs; r++) {
+        const float *restrict x = (const float *)(const void *)((const char *)op->in + roff) + lo;
+        for (int64_t j = 0; j < hi - lo; j++)
+            acc[j] += x[j];
+        for (int d = 0; d < op->red_ndim; d++) {
+            roff += op->red_stride_in[d];
+            if (++rc[d] < op->red_sizes[d])
+                break;
+            roff -= op->red_stride_in[d] * op->red_sizes[d];
+            rc[d] = 0;
+        }
+    }
+    double sc = op->kind == TFL_RED_MEAN ? op->scale : 1.0;
+    for (int64_t j = lo; j < hi; j++)
+        rs_st(op->out_dtype, (char *)op->out + j * op->out_stride_out[0], acc[j - lo] * sc);
+    free(acc);
+}
+
+static int sum_cols_par(const tfl_reduce_op *op)
+{
+    int64_t n0 = op->out_sizes[0];
+    int parts = host_par_threads();
+    cols_par w = { .op = op };
+    /* blocks of whole 64-byte lines so parts do not share a cache line */
+    w.per_part = ((n0 + parts - 1) / parts + 15) / 16 * 16;
+    parts = (int)((n0 + w.per_part - 1) / w.per_part);
+    atomic_init(&w.status, TFL_OK);
+    host_parallel(parts, sum_cols_part, &w);
+    /* out of memory: the serial walk below reports it the same way */
+    return atomic_load(&w.status) == TFL_OK;
+}
+
 /* Sum/mean of float32 where outputs are contiguous in the input and the
  * reduction is strided (e.g. a bias gradient, x.sum(0) of [N, C]): walk the
  * input in memory order, adding whole rows into a vector of accumulators,
@@ -251,6 +308,9 @@ static int sum_rows_f32(const tfl_reduce_op *op)
         op->red_stride_in[0] == 4 || op->out_sizes[0] < 2)
         return 0;
     int64_t n0 = op->out_sizes[0];
+    if (op->out_ndim == 1 && n0 >= 32 && n0 * op->num_inputs >= (1 << 15) &&
+        host_par_threads() > 1)
+        return sum_cols_par(op);
     double *acc = malloc(sizeof(double) * (size_t)n0);
     if (!acc)
         return 0;

@@ -12,6 +12,7 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_reduce_scalar.h"
 #include "backends/host/vmath.h"
+#include "backends/host/host_par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +39,13 @@ static void bwd_row_f32(const float *restrict yv, const float *restrict g, float
                         int64_t n, int is_log)
 {
     float fs = (float)rs_sum_f32(g, n);
-    if (is_log) {
+    if (is_log && gi != g && gi != yv) {
+        /* exp(y) into gi with the vectorised exp, then the update */
+        memcpy(gi, yv, (size_t)n * sizeof(float));
+        host_exp_shift_f32(n, gi, 0.0f);
+        for (int64_t i = 0; i < n; i++)
+            gi[i] = g[i] - gi[i] * fs;
+    } else if (is_log) {
         for (int64_t i = 0; i < n; i++)
             gi[i] = g[i] - expf(yv[i]) * fs;
     } else {
@@ -101,6 +108,29 @@ int host_softmax_supported(const tfl_softmax_op *op)
     return 1;
 }
 
+typedef struct rows_par {
+    const tfl_softmax_op *op;
+    int64_t per_part;
+} rows_par;
+
+/* Contiguous float32 rows [part * per_part, ...) of the last-dim case. */
+static void rows_f32(void *ctx, int part)
+{
+    const rows_par *w = ctx;
+    const tfl_softmax_op *op = w->op;
+    const float *x = op->in, *g = op->grad;
+    float *y = op->out;
+    int64_t lo = part * w->per_part;
+    int64_t hi = lo + w->per_part < op->outer ? lo + w->per_part : op->outer;
+    for (int64_t o = lo; o < hi; o++) {
+        size_t off = (size_t)(o * op->outer_stride);
+        if (op->backward)
+            bwd_row_f32(x + off, g + off, y + off, op->dim, op->log);
+        else
+            fwd_row_f32(x + off, y + off, op->dim, op->log);
+    }
+}
+
 tfl_status host_softmax(const tfl_softmax_op *op)
 {
     if (!host_softmax_supported(op))
@@ -110,15 +140,12 @@ tfl_status host_softmax(const tfl_softmax_op *op)
     if (!op->in || !op->out || (op->backward && !op->grad))
         return TFL_ERR_INVALID;
     if (op->inner == 1 && op->in_dtype == TFL_DT_F32 && op->out_dtype == TFL_DT_F32) {
-        const float *x = op->in, *g = op->grad;
-        float *y = op->out;
-        for (int64_t o = 0; o < op->outer; o++) {
-            size_t off = (size_t)(o * op->outer_stride);
-            if (op->backward)
-                bwd_row_f32(x + off, g + off, y + off, op->dim, op->log);
-            else
-                fwd_row_f32(x + off, y + off, op->dim, op->log);
-        }
+        /* rows are independent: share them out when there is enough work */
+        int parts = op->outer * op->dim >= (1 << 15) ? host_par_threads() : 1;
+        if (parts > op->outer)
+            parts = (int)op->outer;
+        rows_par w = { .op = op, .per_part = (op->outer + parts - 1) / parts };
+        host_parallel(parts, rows_f32, &w);
         return TFL_OK;
     }
     double *m = malloc(sizeof(double) * 2 * (size_t)op->inner);

@@ -22,6 +22,8 @@ SHAPES = [
     (100, 33),
     (200, 96),
     (300, 17),
+    (257, 160),     # over the pool threshold: rows and columns split unevenly
+    (1000, 33),
     (1, 1),
 ]
 

@@ -13,6 +13,7 @@ SHAPES = {
     "mat": (37, 53),
     "cube": (6, 35, 9),
     "big": (3, 200_000),      # large enough for a multi-block reduction
+    "tall": (1031, 97),       # column sums split over the host pool (bias gradients)
     "one": (1,),
 }
 

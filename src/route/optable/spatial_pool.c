@@ -1,0 +1,283 @@
+/*
+ * spatial_pool.c - decode the launches of PyTorch's 2-D pooling kernels
+ * (max, average, adaptive average, adaptive max; NCHW and channels_last)
+ * into a tfl_spatial_op.  Parameter lists as in the torch 2.11 sm_80
+ * cubins (docs/op-spatial.md); "idx" parameters are int or int64 as the
+ * kernel's index_t template argument says (k->wide).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "route/optable/spatial_internal.h"
+
+/* Parameter i as an index_t value. */
+static int64_t iarg(const tfl_kcall *c, int i, int wide)
+{
+    return wide ? SARG(c, i, int64_t) : (int64_t)SARG(c, i, int32_t);
+}
+
+/* kernel, stride, pad (, dilation) ints from parameter i on. */
+static void window(const tfl_kcall *c, int i, int dilation, tfl_spatial_op *s)
+{
+    s->kernel_h = SARG(c, i, int32_t);
+    s->kernel_w = SARG(c, i + 1, int32_t);
+    s->stride_h = SARG(c, i + 2, int32_t);
+    s->stride_w = SARG(c, i + 3, int32_t);
+    s->pad_h = SARG(c, i + 4, int32_t);
+    s->pad_w = SARG(c, i + 5, int32_t);
+    s->dilation_h = dilation ? SARG(c, i + 6, int32_t) : 1;
+    s->dilation_w = dilation ? SARG(c, i + 7, int32_t) : 1;
+}
+
+static int window_ok(const tfl_spatial_op *s)
+{
+    return s->kernel_h > 0 && s->kernel_w > 0 && s->stride_h > 0 && s->stride_w > 0 &&
+           s->pad_h >= 0 && s->pad_w >= 0 && s->dilation_h > 0 && s->dilation_w > 0;
+}
+
+/* n from a thread count that covers n * per elements. */
+static int batch_from(int64_t count, int64_t per, int64_t *n)
+{
+    if (count < 0 || per <= 0 || count % per != 0)
+        return 0;
+    *n = count / per;
+    return 1;
+}
+
+/* avg_pool2d's trailing (divisor_override, count_include_pad, use_divisor). */
+static void avg_tail(const tfl_kcall *c, int i, tfl_spatial_op *s)
+{
+    int32_t div = SARG(c, i, int32_t);
+    s->count_include_pad = SARG(c, i + 1, uint8_t) != 0;
+    s->divisor_override = SARG(c, i + 2, uint8_t) ? div : 0;
+}
+
+tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
+                          char *err, size_t errlen)
+{
+    const int w = k->wide;
+    s->dtype = k->dtype;
+    s->c = 1;
+    int64_t count = 0;
+    int ok = 1;
+    switch (k->id) {
+    case SK_MAXPOOL_NCHW:
+        /* (idx nthreads, const s *in, int64 C, H, W, int OH, OW, kh, kw, sh,
+         *  sw, ph, pw, dh, dw, s *out, int64 *mask) */
+        s->kind = TFL_SPATIAL_MAXPOOL_FWD;
+        count = iarg(c, 0, w);
+        s->in = SARG(c, 1, void *);
+        s->c = SARG(c, 2, int64_t);
+        s->in_h = SARG(c, 3, int64_t);
+        s->in_w = SARG(c, 4, int64_t);
+        s->out_h = SARG(c, 5, int32_t);
+        s->out_w = SARG(c, 6, int32_t);
+        window(c, 7, 1, s);
+        s->out = SARG(c, 15, void *);
+        s->indices = SARG(c, 16, int64_t *);
+        ok = batch_from(count, s->c * s->out_h * s->out_w, &s->n);
+        sp_nchw(s->in_stride, s->c, s->in_h, s->in_w);
+        sp_nchw(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    case SK_MAXPOOL_NHWC:
+        /* (const s *in, int nbatch, idx C, H, W, OH, OW, int kh..dw,
+         *  idx in_stride_n, _c, _h, _w, int kernel_stride_C, kernel_size_C,
+         *  s *out, int64 *mask); out and mask NHWC contiguous */
+        s->kind = TFL_SPATIAL_MAXPOOL_FWD;
+        s->in = SARG(c, 0, void *);
+        s->n = SARG(c, 1, int32_t);
+        s->c = iarg(c, 2, w);
+        s->in_h = iarg(c, 3, w);
+        s->in_w = iarg(c, 4, w);
+        s->out_h = iarg(c, 5, w);
+        s->out_w = iarg(c, 6, w);
+        window(c, 7, 1, s);
+        for (int d = 0; d < 4; d++)
+            s->in_stride[d] = iarg(c, 15 + d, w);
+        s->out = SARG(c, 21, void *);
+        s->indices = SARG(c, 22, int64_t *);
+        sp_nhwc(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    case SK_MAXPOOL_BWD_NCHW:
+        /* (const s *gout, const int64 *mask, idx N, C, H, W, OH, OW,
+         *  int kh..dw, s *gin): gin written everywhere */
+        s->kind = TFL_SPATIAL_MAX_BWD;
+        s->out = SARG(c, 0, void *);
+        s->indices = SARG(c, 1, int64_t *);
+        s->n = iarg(c, 2, w);
+        s->c = iarg(c, 3, w);
+        s->in_h = iarg(c, 4, w);
+        s->in_w = iarg(c, 5, w);
+        s->out_h = iarg(c, 6, w);
+        s->out_w = iarg(c, 7, w);
+        window(c, 8, 1, s);
+        s->in = SARG(c, 16, void *);
+        sp_nchw(s->in_stride, s->c, s->in_h, s->in_w);
+        sp_nchw(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    case SK_MAXPOOL_BWD_NHWC:
+        /* (const s *gout, const int64 *mask, int nbatch, int64 C, H, W,
+         *  int OH, OW, kh..dw, out_stride_c, _h, _w, kernel_stride_C,
+         *  kernel_size_C, s *gin); gin NHWC contiguous, gout/mask batch
+         *  stride OH*OW*C */
+        s->kind = TFL_SPATIAL_MAX_BWD;
+        s->out = SARG(c, 0, void *);
+        s->indices = SARG(c, 1, int64_t *);
+        s->n = SARG(c, 2, int32_t);
+        s->c = SARG(c, 3, int64_t);
+        s->in_h = SARG(c, 4, int64_t);
+        s->in_w = SARG(c, 5, int64_t);
+        s->out_h = SARG(c, 6, int32_t);
+        s->out_w = SARG(c, 7, int32_t);
+        window(c, 8, 1, s);
+        s->out_stride[0] = s->out_h * s->out_w * s->c;
+        s->out_stride[1] = SARG(c, 16, int32_t);
+        s->out_stride[2] = SARG(c, 17, int32_t);
+        s->out_stride[3] = SARG(c, 18, int32_t);
+        s->in = SARG(c, 21, void *);
+        sp_nhwc(s->in_stride, s->c, s->in_h, s->in_w);
+        break;
+    case SK_AVGPOOL_NCHW:
+    case SK_AVGPOOL_NHWC: {
+        /* nchw: (int nthreads, const s *in, int64 C, H, W, OH, int OW, kh,
+         *        kw, sh, sw, ph, pw, s *out, int divisor, bool cip, bool use)
+         * nhwc: (int nthreads, const s *in, int64 C, H, W, int OH, OW, kh,
+         *        kw, sh, sw, ph, pw, s *out, int divisor, bool cip, bool use) */
+        int nhwc = k->id == SK_AVGPOOL_NHWC;
+        s->kind = TFL_SPATIAL_AVGPOOL_FWD;
+        count = SARG(c, 0, int32_t);
+        s->in = SARG(c, 1, void *);
+        s->c = SARG(c, 2, int64_t);
+        s->in_h = SARG(c, 3, int64_t);
+        s->in_w = SARG(c, 4, int64_t);
+        s->out_h = nhwc ? SARG(c, 5, int32_t) : SARG(c, 5, int64_t);
+        s->out_w = SARG(c, 6, int32_t);
+        window(c, 7, 0, s);
+        s->out = SARG(c, 13, void *);
+        avg_tail(c, 14, s);
+        ok = batch_from(count, s->c * s->out_h * s->out_w, &s->n);
+        (nhwc ? sp_nhwc : sp_nchw)(s->in_stride, s->c, s->in_h, s->in_w);
+        (nhwc ? sp_nhwc : sp_nchw)(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    }
+    case SK_AVGPOOL_BWD_NCHW:
+    case SK_AVGPOOL_BWD_NHWC: {
+        /* nchw: (idx nthreads, const s *gout, int64 C, H, W, OH, OW, int
+         *        kh..pw, s *gin, int divisor, bool cip, bool use)
+         * nhwc: (idx nthreads, const s *gout, int64 C, H, W, int OH, OW,
+         *        kh..pw, s *gin, int divisor, bool cip, bool use)
+         * one thread per gin element, gin written everywhere */
+        int nhwc = k->id == SK_AVGPOOL_BWD_NHWC;
+        s->kind = TFL_SPATIAL_AVGPOOL_BWD;
+        count = iarg(c, 0, w);
+        s->out = SARG(c, 1, void *);
+        s->c = SARG(c, 2, int64_t);
+        s->in_h = SARG(c, 3, int64_t);
+        s->in_w = SARG(c, 4, int64_t);
+        s->out_h = nhwc ? SARG(c, 5, int32_t) : SARG(c, 5, int64_t);
+        s->out_w = nhwc ? SARG(c, 6, int32_t) : SARG(c, 6, int64_t);
+        window(c, 7, 0, s);
+        s->in = SARG(c, 13, void *);
+        avg_tail(c, 14, s);
+        ok = batch_from(count, s->c * s->in_h * s->in_w, &s->n);
+        (nhwc ? sp_nhwc : sp_nchw)(s->in_stride, s->c, s->in_h, s->in_w);
+        (nhwc ? sp_nhwc : sp_nchw)(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    }
+    case SK_AAVG:
+    case SK_AMAX: {
+        /* adaptive_average_pool: (const s *in, s *out, int H, W, OH, OW,
+         *   int64 in_stride_plane, _h, _w)
+         * adaptivemaxpool: (const s *in, s *out, int64 *ind, int H, W, OH,
+         *   OW, int64 in_stride_plane, _h, _w)
+         * one block column per plane: planes = grid.x; out contiguous */
+        int mx = k->id == SK_AMAX, a = mx ? 1 : 0;
+        s->kind = mx ? TFL_SPATIAL_ADAPTIVE_MAX_FWD : TFL_SPATIAL_ADAPTIVE_AVG_FWD;
+        s->in = SARG(c, 0, void *);
+        s->out = SARG(c, 1, void *);
+        if (mx)
+            s->indices = SARG(c, 2, int64_t *);
+        s->n = c->grid[0];
+        s->in_h = SARG(c, 2 + a, int32_t);
+        s->in_w = SARG(c, 3 + a, int32_t);
+        s->out_h = SARG(c, 4 + a, int32_t);
+        s->out_w = SARG(c, 5 + a, int32_t);
+        s->in_stride[0] = SARG(c, 6 + a, int64_t);
+        s->in_stride[1] = 0;
+        s->in_stride[2] = SARG(c, 7 + a, int64_t);
+        s->in_stride[3] = SARG(c, 8 + a, int64_t);
+        sp_nchw(s->out_stride, 1, s->out_h, s->out_w);
+        break;
+    }
+    case SK_AAVG_BWD:
+    case SK_AAVG_BWD_ATOMIC:
+    case SK_AMAX_BWD:
+    case SK_AMAX_BWD_ATOMIC: {
+        /* (s *gin, const s *gout, [const int64 *ind,] int H, W, OH, OW):
+         * contiguous planes, planes = grid.x, gin added into */
+        int mx = k->id == SK_AMAX_BWD || k->id == SK_AMAX_BWD_ATOMIC, a = mx ? 1 : 0;
+        s->kind = mx ? TFL_SPATIAL_MAX_BWD : TFL_SPATIAL_ADAPTIVE_AVG_BWD;
+        s->accumulate = 1;
+        s->in = SARG(c, 0, void *);
+        s->out = SARG(c, 1, void *);
+        if (mx)
+            s->indices = SARG(c, 2, int64_t *);
+        s->n = c->grid[0];
+        s->in_h = SARG(c, 2 + a, int32_t);
+        s->in_w = SARG(c, 3 + a, int32_t);
+        s->out_h = SARG(c, 4 + a, int32_t);
+        s->out_w = SARG(c, 5 + a, int32_t);
+        sp_nchw(s->in_stride, 1, s->in_h, s->in_w);
+        sp_nchw(s->out_stride, 1, s->out_h, s->out_w);
+        break;
+    }
+    case SK_AAVG_NHWC:
+    case SK_AAVG_BWD_NHWC: {
+        /* pool: (const s *in, s *out, int B, C, H, W, OH, OW,
+         *        kernel_stride_C, kernel_size_C, idx in_stride_b, _c, _h, _w)
+         * grad: (s *gin, const s *gout, int B, C, H, W, OH, OW, ..,
+         *        idx gout_stride_b, _c, _h, _w); the written tensor is
+         *        NHWC contiguous, every element written */
+        int bwd = k->id == SK_AAVG_BWD_NHWC;
+        s->kind = bwd ? TFL_SPATIAL_ADAPTIVE_AVG_BWD : TFL_SPATIAL_ADAPTIVE_AVG_FWD;
+        /* param 0 is the op's `in` in both: the input, or its gradient */
+        s->in = SARG(c, 0, void *);
+        s->out = SARG(c, 1, void *);
+        s->n = SARG(c, 2, int32_t);
+        s->c = SARG(c, 3, int32_t);
+        s->in_h = SARG(c, 4, int32_t);
+        s->in_w = SARG(c, 5, int32_t);
+        s->out_h = SARG(c, 6, int32_t);
+        s->out_w = SARG(c, 7, int32_t);
+        int64_t *given = bwd ? s->out_stride : s->in_stride;
+        for (int d = 0; d < 4; d++)
+            given[d] = iarg(c, 10 + d, w);
+        if (bwd)
+            sp_nhwc(s->in_stride, s->c, s->in_h, s->in_w);
+        else
+            sp_nhwc(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    }
+    default:
+        snprintf(err, errlen, "spatial: kernel %d is not a pooling kernel", k->id);
+        return TFL_ERR_UNSUPPORTED;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "%s: thread count %lld is not a whole batch",
+                 "pooling", (long long)count);
+        return TFL_ERR_UNSUPPORTED;
+    }
+    if (s->n < 0 || s->c < 0 || s->in_h < 0 || s->in_w < 0 || s->out_h < 0 || s->out_w < 0) {
+        snprintf(err, errlen, "pooling: negative size");
+        return TFL_ERR_INVALID;
+    }
+    int windowed = s->kind == TFL_SPATIAL_MAXPOOL_FWD || s->kind == TFL_SPATIAL_AVGPOOL_FWD ||
+                   s->kind == TFL_SPATIAL_AVGPOOL_BWD;
+    if (windowed && !window_ok(s)) {
+        snprintf(err, errlen, "pooling: bad window (kernel %dx%d stride %dx%d pad %dx%d "
+                 "dilation %dx%d)", s->kernel_h, s->kernel_w, s->stride_h, s->stride_w,
+                 s->pad_h, s->pad_w, s->dilation_h, s->dilation_w);
+        return TFL_ERR_INVALID;
+    }
+    return TFL_OK;
+}

@@ -1,0 +1,151 @@
+/*
+ * test_optable_spatial.c - the "spatial" decoder against real torch 2.11
+ * kernel names (from the wheel's sm_80 cubins): every pooling / resize /
+ * roll kernel it should claim, with its op name, and those it must leave
+ * alone (uint8 nearest, antialiased resize); a launch whose operands are
+ * not device memory is refused with TFL_ERR_DEVICE before anything runs,
+ * and a launch whose sizes do not describe whole tensors is not guessed
+ * at.  (Decode-and-run is covered end to end by
+ * tests/pytorch/cuda/test_spatial.py.)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "route/optable.h"
+
+static int failures, checks;
+
+#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; \
+    fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); \
+    fputc('\n', stderr); } } while (0)
+
+static const struct { const char *name, *op; } tab[] = {
+    { "_ZN2at6native16roll_cuda_kernelIN3c107complexIfEEEEvPKT_PS5_llllll", "roll" },
+    { "_ZN2at6native16roll_cuda_kernelIfEEvPKT_PS2_llllll", "roll" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407625avg_pool2d_out_cuda_frameIffEEviPKT_lllliiiiiiiPS3_ibb", "avg_pool2d" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407630avg_pool2d_out_cuda_frame_nhwcIffEEviPKT_llliiiiiiiiPS3_ibb", "avg_pool2d" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407634avg_pool2d_backward_out_cuda_frameIffiEEvT1_PKT_llllliiiiiiPS4_ibb", "avg_pool2d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407634avg_pool2d_backward_out_cuda_frameIfflEEvT1_PKT_llllliiiiiiPS4_ibb", "avg_pool2d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407639avg_pool2d_backward_out_cuda_frame_nhwcIffiEEvT1_PKT_llliiiiiiiiPS4_ibb", "avg_pool2d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407639avg_pool2d_backward_out_cuda_frame_nhwcIfflEEvT1_PKT_llliiiiiiiiPS4_ibb", "avg_pool2d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57421max_pool_forward_nchwIfiEEvT0_PKT_llliiiiiiiiiiPS4_Pl", "max_pool2d" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57421max_pool_forward_nchwIflEEvT0_PKT_llliiiiiiiiiiPS4_Pl", "max_pool2d" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57421max_pool_forward_nhwcIfiEEvPKT_iT0_S6_S6_S6_S6_iiiiiiiiS6_S6_S6_S6_iiPS3_Pl", "max_pool2d" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57421max_pool_forward_nhwcIflEEvPKT_iT0_S6_S6_S6_S6_iiiiiiiiS6_S6_S6_S6_iiPS3_Pl", "max_pool2d" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57422max_pool_backward_nchwIffiEEvPKT_PKlT1_S8_S8_S8_S8_S8_iiiiiiiiPS3_", "max_pool2d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57422max_pool_backward_nchwIfflEEvPKT_PKlT1_S8_S8_S8_S8_S8_iiiiiiiiPS3_", "max_pool2d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57422max_pool_backward_nhwcIffEEvPKT_PKlillliiiiiiiiiiiiiiiPS3_", "max_pool2d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce228upsample_nearest2d_out_frameIfXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmff", "upsample_nearest2d" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce228upsample_nearest2d_out_frameIfXadL_ZNS0_43nearest_neighbor_exact_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmff", "upsample_nearest2d" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce233upsample_nearest2d_nhwc_out_frameIfXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmffm", "upsample_nearest2d" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce233upsample_nearest2d_nhwc_out_frameIfXadL_ZNS0_43nearest_neighbor_exact_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmffm", "upsample_nearest2d" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce237upsample_nearest2d_backward_out_frameIffXadL_ZNS0_40nearest_neighbor_bw_compute_source_indexEfiiEEEEvPKT_mmmmmmPS3_ff", "upsample_nearest2d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce237upsample_nearest2d_backward_out_frameIffXadL_ZNS0_46nearest_neighbor_exact_bw_compute_source_indexEfiiEEEEvPKT_mmmmmmPS3_ff", "upsample_nearest2d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce242upsample_nearest2d_backward_nhwc_out_frameIffXadL_ZNS0_40nearest_neighbor_bw_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmffm", "upsample_nearest2d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce242upsample_nearest2d_backward_nhwc_out_frameIffXadL_ZNS0_46nearest_neighbor_exact_bw_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmffm", "upsample_nearest2d_backward" },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e329upsample_bilinear2d_out_frameIffEEviT0_S3_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS7_INS8_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEE", "upsample_bilinear2d" },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e334upsample_bilinear2d_nhwc_out_frameIffEEvT0_S3_biiiiiPKT_PS4_i", "upsample_bilinear2d" },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e338upsample_bilinear2d_backward_out_frameIffEEvmiiiiT0_S3_bPT_PKS4_", "upsample_bilinear2d_backward" },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e343upsample_bilinear2d_backward_nhwc_out_frameIffEEviiiiT0_S3_bPT_PKS4_imm", "upsample_bilinear2d_backward" },
+    { "_ZN2at6native56_GLOBAL__N__ad960445_23_AdaptiveMaxPooling2d_cu_b5d80e8f15adaptivemaxpoolIfEEvPKT_PS3_Pliiiilll", "adaptive_max_pool2d" },
+    { "_ZN2at6native56_GLOBAL__N__ad960445_23_AdaptiveMaxPooling2d_cu_b5d80e8f20adaptivemaxgradinputIfEEvPT_PKS3_PKliiii", "adaptive_max_pool2d_backward" },
+    { "_ZN2at6native56_GLOBAL__N__ad960445_23_AdaptiveMaxPooling2d_cu_b5d80e8f26atomicadaptivemaxgradinputIfEEvPT_PKS3_PKliiii", "adaptive_max_pool2d_backward" },
+    { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c21adaptive_average_poolIfEEvPKT_PS3_iiiilll", "adaptive_avg_pool2d" },
+    { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c26adaptive_average_gradinputIfEEvPT_PKS3_iiii", "adaptive_avg_pool2d_backward" },
+    { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c26adaptive_average_pool_nhwcIifEEvPKT0_PS3_iiiiiiiiT_S7_S7_S7_", "adaptive_avg_pool2d" },
+    { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c31adaptive_average_gradinput_nhwcIifEEvPT0_PKS3_iiiiiiiiT_S7_S7_S7_", "adaptive_avg_pool2d_backward" },
+    { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c33atomic_adaptive_average_gradinputIfEEvPT_PKS3_iiii", "adaptive_avg_pool2d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__e57809e0_19_DilatedMaxPool2d_cu_6258b57421max_pool_forward_nchwIN3c104HalfEiEEvT0_PKT_llliiiiiiiiiiPS6_Pl", "max_pool2d" },
+    { "_ZN2at6native49_GLOBAL__N__834c9086_16_AveragePool2d_cu_fb80407625avg_pool2d_out_cuda_frameIN3c108BFloat16EfEEviPKT_lllliiiiiiiPS5_ibb", "avg_pool2d" },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e329upsample_bilinear2d_out_frameIddEEviT0_S3_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS7_INS8_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEE", "upsample_bilinear2d" },
+    { "_ZN2at6native16roll_cuda_kernelIbEEvPKT_PS2_llllll", "roll" },
+    { "_ZN2at6native16roll_cuda_kernelIN3c107complexIdEEEEvPKT_PS5_llllll", "roll" },
+    { "_ZN2at6native16roll_cuda_kernelIsEEvPKT_PS2_llllll", "roll" },
+    { "_ZN2at6native56_GLOBAL__N__ad960445_23_AdaptiveMaxPooling2d_cu_b5d80e8f15adaptivemaxpoolIdEEvPKT_PS3_Pliiiilll", "adaptive_max_pool2d" },
+    { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce228upsample_nearest2d_out_frameIhXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmff", NULL },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e327upsample_gen2d_aa_out_frameIffNS0_18upsample_antialias21BilinearFilterFunctorEEEvT0_S5_N5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESF_Lm4ESG_lEENS9_INSA_ISD_SE_Lm3ESG_lEESK_SE_Lm4ESG_lEERKT1_", NULL },
+    { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e336upsample_gen2d_aa_backward_out_frameIffNS0_18upsample_antialias21BilinearFilterFunctorEEEvT0_S5_N5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorIN3c108ArrayRefIlEET_Lm3ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESE_Lm4ESF_lEENS9_INSA_ISD_KSE_Lm3ESF_lEESJ_SL_Lm4ESF_lEERKT1_", NULL },
+};
+
+static const char *find(const char *piece)
+{
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strstr(tab[i].name, piece))
+            return tab[i].name;
+    return NULL;
+}
+
+static void test_names(void)
+{
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        void *cookie = NULL;
+        int m = tfl_kfamily_spatial.match(tab[i].name, &cookie);
+        const char *op = m ? tfl_kfamily_spatial.op_name(cookie) : NULL;
+        if (!tab[i].op)
+            CHECK(!m, "claimed %s", tab[i].name);
+        else
+            CHECK(op && strcmp(op, tab[i].op) == 0, "%s -> %s, want %s", tab[i].name,
+                  op ? op : "(none)", tab[i].op);
+        /* and no other family claims it */
+        const tfl_kfamily *f = tfl_optable_lookup(tab[i].name, &cookie);
+        if (tab[i].op)
+            CHECK(f == &tfl_kfamily_spatial, "lookup of %s gave %s", tab[i].name, f ? f->name : "none");
+    }
+    void *cookie;
+    CHECK(!tfl_kfamily_spatial.match("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_", &cookie),
+          "claimed fill");
+}
+
+static tfl_status launch(const char *name, void **args, unsigned gridx)
+{
+    void *cookie = NULL;
+    char err[256] = "";
+    if (!name || !tfl_kfamily_spatial.match(name, &cookie))
+        return TFL_ERR_INTERNAL;
+    tfl_kcall c = { .name = name, .grid = { gridx, 1, 1 }, .block = { 256, 1, 1 }, .args = args };
+    return tfl_kfamily_spatial.run(&c, cookie, err, sizeof err);
+}
+
+static void test_refusals(void)
+{
+    float in[4 * 9 * 10], out[4 * 5 * 5];
+    int64_t mask[4 * 5 * 5];
+    /* max_pool_forward_nchw<float, int>: operands on the stack */
+    int32_t nthreads = 4 * 5 * 5, oh = 5, ow = 5, k = 3, s = 2, p = 1, d = 1;
+    int64_t C = 4, H = 9, W = 10;
+    void *pin = in, *pout = out, *pmask = mask;
+    void *mp[] = { &nthreads, &pin, &C, &H, &W, &oh, &ow, &k, &k, &s, &s, &p, &p, &d, &d, &pout, &pmask };
+    CHECK(launch(find("21max_pool_forward_nchwIfiE"), mp, 1) == TFL_ERR_DEVICE, "max pool on host memory refused");
+    /* a thread count that is not a whole number of images */
+    nthreads = 4 * 5 * 5 + 1;
+    CHECK(launch(find("21max_pool_forward_nchwIfiE"), mp, 1) == TFL_ERR_UNSUPPORTED, "partial batch not guessed");
+    /* a zero stride is a bad window */
+    nthreads = 4 * 5 * 5;
+    s = 0;
+    CHECK(launch(find("21max_pool_forward_nchwIfiE"), mp, 1) == TFL_ERR_INVALID, "zero stride refused");
+    /* adaptive average pool: planes from grid.x; host memory refused */
+    int32_t ih = 9, iw = 10, aoh = 3, aow = 2;
+    int64_t sd = 90, sh = 10, sw = 1;
+    void *ap[] = { &pin, &pout, &ih, &iw, &aoh, &aow, &sd, &sh, &sw };
+    CHECK(launch(find("21adaptive_average_poolIfE"), ap, 4) == TFL_ERR_DEVICE, "adaptive avg on host memory refused");
+    /* roll: a start outside the rolled size */
+    int64_t N = 12, dim = 0, start = 5, size = 4, stride = 3, dims = 1;
+    void *rp[] = { &pin, &pout, &N, &dim, &start, &size, &stride, &dims };
+    CHECK(launch(find("16roll_cuda_kernelIfE"), rp, 1) == TFL_ERR_INVALID, "roll bad start refused");
+    start = 1;
+    CHECK(launch(find("16roll_cuda_kernelIfE"), rp, 1) == TFL_ERR_DEVICE, "roll on host memory refused");
+    /* nearest with a NaN scale */
+    uint64_t nc = 4, h1 = 9, w1 = 10, h2 = 18, w2 = 20;
+    float hs = NAN, ws = 0.5f;
+    void *np[] = { &pin, &pout, &nc, &h1, &w1, &h2, &w2, &hs, &ws };
+    CHECK(launch(find("28upsample_nearest2d_out_frameIfXadL_ZNS0_37"), np, 1) == TFL_ERR_INVALID, "NaN scale refused");
+}
+
+int main(void)
+{
+    test_names();
+    test_refusals();
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
