@@ -95,8 +95,11 @@ static void multinomial(const tfl_random_op *op)
 {
     const uint64_t per_row = (uint64_t)op->grid_x * op->block_x;
     int64_t *dest = (int64_t *)op->out.data;
-    for (uint64_t gy = 0; gy < op->grid_y; gy++) {
-        for (uint64_t s0 = 0; s0 < per_row; s0++) {
+    /* threads past the last distribution or sample draw nothing */
+    const uint64_t gys = (uint64_t)op->rows < op->grid_y ? (uint64_t)op->rows : op->grid_y;
+    const uint64_t s0s = (uint64_t)op->samples < per_row ? (uint64_t)op->samples : per_row;
+    for (uint64_t gy = 0; gy < gys; gy++) {
+        for (uint64_t s0 = 0; s0 < s0s; s0++) {
             const uint64_t t = gy * per_row + s0;
             uint64_t k = 0;
             for (int64_t d = (int64_t)gy; d < op->rows; d += op->grid_y) {
