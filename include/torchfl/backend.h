@@ -119,7 +119,8 @@ typedef enum tfl_op_kind {
     TFL_OP_CONV = 16,        /* convolution fwd / bwd data / bwd filter (ops/conv.h) */
     TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
-    /* 19, 20: reserved (rnn, misc) */
+    /* 19: reserved (rnn) */
+    TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -197,6 +198,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/bucket.h"
 #include "torchfl/ops/conv.h"
 #include "torchfl/ops/spatial.h"
+#include "torchfl/ops/misc.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -220,6 +222,7 @@ typedef struct tfl_op {
         tfl_bucket_op bucket;
         tfl_conv_op conv;
         tfl_spatial_op spatial;
+        tfl_misc_op misc;
     } u;
 } tfl_op;
 

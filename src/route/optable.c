@@ -23,6 +23,7 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_bucket,
     &tfl_kfamily_conv,
     &tfl_kfamily_spatial,
+    &tfl_kfamily_misc,
 };
 
 const tfl_kfamily *tfl_optable_lookup(const char *mangled, void **cookie)

@@ -83,5 +83,6 @@ extern const tfl_kfamily tfl_kfamily_batchnorm;
 extern const tfl_kfamily tfl_kfamily_bucket;
 extern const tfl_kfamily tfl_kfamily_conv;
 extern const tfl_kfamily tfl_kfamily_spatial;
+extern const tfl_kfamily tfl_kfamily_misc;
 
 #endif

@@ -19,7 +19,72 @@ typedef enum tfl_embedding_kind {
      * grad_weight is accumulated into (the caller zeroes it); rows with
      * the same index add up in index order. */
     TFL_EMBEDDING_BWD_DENSE = 1,
+    /* embedding_bag forward (fields in `bag`): bag b < num_bags holds the
+     * indices [begin, end), begin = b ? offsets[b] : 0, end = offsets[b+1]
+     * (num_indices for the last bag).  An index equal to padding_idx
+     * counts as absent.  For every feature f < features:
+     *   SUM/MEAN: out[b][f] = sum of w(i) * weight[indices[i]][f] (w(i) =
+     *     per_sample_weights[i * psw_stride] when given, else 1), summed in
+     *     float (F64 for F64) in index order; MEAN divides by the bag's
+     *     count of non-padding indices when it is > 0;
+     *   MAX: out[b][f] = the largest weight[indices[i]][f] (the first one
+     *     on ties), max_indices[b][f] = its index; an empty bag gives 0 and
+     *     -1.
+     * offset2bag[i] = the bag of index i, bag_size[b] = the count of
+     * non-padding indices.  out, max_indices are num_bags x features,
+     * contiguous; weight has strides (ws0, ws1) in elements. */
+    TFL_EMBEDDING_BAG_FWD = 2,
+    /* max-mode backward: for b < num_bags, f < features, i =
+     * max_indices[b][f] >= 0 and != padding_idx:
+     *   grad_weight[i][f] += grad[b][f]   (rows of `features`, contiguous) */
+    TFL_EMBEDDING_BAG_MAX_BWD = 3,
+    /* sum/mean backward, one partial segment per p < *num_segments (a
+     * device pointer: the count is produced on the device): the indices
+     * i in [seg_offsets[p], end) (end = seg_offsets[p+1], num_indices for
+     * the last), in order, with o = indices[i] (a position in the
+     * forward's index list) and k = offset2bag[o]:
+     *   acc[p][f] = sum of g * s, g = grad[k][f] (divided by bag_size[k]
+     *   when mode is MEAN), s = (count ? 1 / count[i] : 1) times
+     *   psw[o * psw_stride] when psw is given; summed in the accumulate
+     *   type (float; double for F64).  acc has `features` columns. */
+    TFL_EMBEDDING_BAG_GRAD_PARTIALS = 4,
+    /* per_sample_weights backward: out[i] = 0 when indices[i] ==
+     * padding_idx, else the dot product over f < features of
+     * grad[offset2bag[i] * gs0 + f * gs1] and weight[indices[i] * ws0 +
+     * f * ws1] (i < num_indices; out contiguous). */
+    TFL_EMBEDDING_BAG_PSW_BWD = 5,
 } tfl_embedding_kind;
+
+typedef enum tfl_embedding_bag_mode {
+    TFL_EMBEDDING_BAG_SUM = 0,
+    TFL_EMBEDDING_BAG_MEAN = 1,
+    TFL_EMBEDDING_BAG_MAX = 2,
+} tfl_embedding_bag_mode;
+
+typedef struct tfl_embedding_bag {
+    tfl_embedding_bag_mode mode;
+    const void *indices, *offsets;      /* index_dtype, contiguous        */
+    int64_t num_indices, num_bags, features;
+    const void *weight;                 /* FWD: weight_rows rows          */
+    int64_t ws0, ws1;                   /* weight strides, elements       */
+    void *out;                          /* FWD: num_bags x features       */
+    void *offset2bag, *bag_size;        /* FWD: index_dtype               */
+    void *max_indices;                  /* index_dtype; FWD (MAX) writes,
+                                         * MAX_BWD reads                   */
+    const void *psw;                    /* FWD SUM: per-sample weights (dtype)
+                                         * or NULL                          */
+    int64_t psw_stride;
+    const void *grad;                   /* MAX_BWD: num_bags x features    */
+    void *grad_weight;                  /* MAX_BWD: weight_rows x features */
+    /* GRAD_PARTIALS */
+    const void *count;                  /* index_dtype or NULL             */
+    const void *seg_offsets;            /* index_dtype                     */
+    const int64_t *num_segments;        /* one int64 in device memory      */
+    int64_t max_segments;               /* rows acc and seg_offsets hold   */
+    void *acc;                          /* float (double for F64)          */
+    /* PSW_BWD */
+    int64_t gs0, gs1;                   /* grad strides, elements          */
+} tfl_embedding_bag;
 
 typedef struct tfl_embedding_op {
     tfl_embedding_kind kind;
@@ -33,6 +98,10 @@ typedef struct tfl_embedding_op {
     int64_t row_len;
     int64_t weight_rows;      /* an index outside [0, weight_rows) is an error */
     int64_t padding_idx;      /* skipped index; -1 (or any negative) = none */
+    tfl_embedding_bag bag;    /* BAG_FWD, BAG_MAX_BWD (dtype F32 or F64,
+                               * index_dtype, weight_rows, padding_idx
+                               * above apply; padding_idx is compared as
+                               * is, any value) */
 } tfl_embedding_op;
 
 #endif

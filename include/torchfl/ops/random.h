@@ -52,6 +52,26 @@ typedef enum tfl_random_kind {
     /* dropout backward, no random numbers: out = (float)mask * in * a over
      * numel contiguous elements (threads and traverse unused). */
     TFL_RANDOM_MASKED_SCALE = 7,
+    /* out = (-1 / a) * lg, lg = u >= 1 - eps/2 ? -eps/2 : log(u), eps the
+     * output type's epsilon, u = cuRAND uniform in (0, 1]  (exponential_
+     * with rate a; F32 or F64, acc = dtype). */
+    TFL_RANDOM_EXPONENTIAL = 8,
+    /* No random numbers: every row r < rows of `out` (rows x cols,
+     * contiguous, dtype F32 or F64) is divided by its sum when the sum is
+     * > 0 (multinomial's renormRowsL1; threads and traverse unused). */
+    TFL_RANDOM_RENORM_ROWS = 9,
+    /* multinomial with replacement: for distribution d < rows and sample
+     * s < samples, thread t = gy * grid_x * block_x + s0 (s0 the
+     * thread's first sample, gy = d mod grid_y) draws its next curand
+     * uniform (the .x of a fresh curand_uniform4, each thread walking its
+     * distributions d = gy, gy + grid_y, ... and samples s = s0,
+     * s0 + grid_x * block_x, ...; generator curand_init(seed, t, offset))
+     * and writes to out (int64, rows x samples, contiguous) the first
+     * category c whose cumulative probability in `mask` (rows x cols,
+     * dtype, contiguous) is >= the draw (cols - 1 if none), then moved
+     * down to the nearest category with nonzero probability in `in`
+     * (rows x cols, dtype, contiguous).  dtype F32 or F64. */
+    TFL_RANDOM_MULTINOMIAL = 10,
 } tfl_random_kind;
 
 typedef enum tfl_random_traverse {
@@ -90,6 +110,9 @@ typedef struct tfl_random_op {
                               * hold float values and are used as floats    */
     uint64_t range;          /* INT_FROM_TO                              */
     int64_t base;
+    /* RENORM_ROWS, MULTINOMIAL: the matrix shape and the launch */
+    int64_t rows, cols, samples;
+    uint32_t grid_x, grid_y, block_x;
 } tfl_random_op;
 
 #endif

@@ -129,6 +129,8 @@ static int host_op_supported(const tfl_op *op)
         return host_conv_supported(&op->u.conv);
     case TFL_OP_SPATIAL:
         return host_spatial_supported(&op->u.spatial);
+    case TFL_OP_MISC:
+        return host_misc_supported(&op->u.misc);
     default:
         return 0;
     }
@@ -174,6 +176,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_conv(&op->u.conv);
     case TFL_OP_SPATIAL:
         return host_spatial(&op->u.spatial);
+    case TFL_OP_MISC:
+        return host_misc(&op->u.misc);
     default:
         return TFL_ERR_UNSUPPORTED;
     }

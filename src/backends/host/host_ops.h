@@ -53,6 +53,10 @@ tfl_status host_blas(const tfl_blas_op *op);
 int host_conv_supported(const tfl_conv_op *op);
 tfl_status host_conv(const tfl_conv_op *op);
 
+/* Small steps of other ops: unique over bool (TFL_OP_MISC, ops_misc.c). */
+int host_misc_supported(const tfl_misc_op *op);
+tfl_status host_misc(const tfl_misc_op *op);
+
 /* OpenBLAS's thread count (0 = its default: OPENBLAS_NUM_THREADS, else
  * the CPU count). */
 void host_blas_set_threads(int n);

@@ -8,11 +8,14 @@
 #include <stdlib.h>
 
 #include "backends/host/host_ops.h"
+#include "backends/host/ops_embedding_bag.h"
 #include "backends/host/ops_lowp.h"
 #include "common/log.h"
 
 int host_embedding_supported(const tfl_embedding_op *op)
 {
+    if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))
+        return host_embedding_bag_supported(op);
     return op && op->kind == TFL_EMBEDDING_BWD_DENSE && lowp_dtype_ok(op->dtype) &&
            (op->index_dtype == TFL_DT_I32 || op->index_dtype == TFL_DT_I64);
 }
@@ -70,6 +73,8 @@ out:
 
 tfl_status host_embedding(const tfl_embedding_op *op)
 {
+    if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))
+        return host_embedding_bag(op);
     if (!host_embedding_supported(op) || op->n < 0 || op->row_len < 0)
         return TFL_ERR_INVALID;
     const int64_t L = op->row_len;

@@ -41,8 +41,94 @@ static int int_out_ok(tfl_dtype t)
     }
 }
 
+/* renormRowsL1: each row divided by its sum when that is positive (the
+ * sum in the element type, in column order). */
+static void renorm_rows(const tfl_random_op *op)
+{
+    for (int64_t r = 0; r < op->rows; r++) {
+        if (op->dtype == TFL_DT_F64) {
+            double *row = (double *)op->out.data + r * op->cols, sum = 0.0;
+            for (int64_t c = 0; c < op->cols; c++)
+                sum += row[c];
+            if (sum > 0.0)
+                for (int64_t c = 0; c < op->cols; c++)
+                    row[c] /= sum;
+        } else {
+            float *row = (float *)op->out.data + r * op->cols, sum = 0.0f;
+            for (int64_t c = 0; c < op->cols; c++)
+                sum += row[c];
+            if (sum > 0.0f)
+                for (int64_t c = 0; c < op->cols; c++)
+                    row[c] /= sum;
+        }
+    }
+}
+
+/* binarySearchForMultinomial: the first category whose cumulative
+ * probability is >= u (the last one if none), then down to the nearest
+ * category with nonzero probability. */
+static int64_t multinomial_pick(const tfl_random_op *op, int64_t d, double u)
+{
+    int64_t lo = 0, hi = op->cols;
+    const int dbl = op->dtype == TFL_DT_F64;
+    const char *cum = (const char *)op->mask.data, *dist = (const char *)op->in.data;
+    while (hi > lo) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double v = dbl ? ((const double *)cum)[d * op->cols + mid]
+                       : (double)((const float *)cum)[d * op->cols + mid];
+        if (v < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == op->cols)
+        lo = op->cols - 1;
+    while (lo >= 1 && (dbl ? ((const double *)dist)[d * op->cols + lo] == 0.0
+                           : ((const float *)dist)[d * op->cols + lo] == 0.0f))
+        lo--;
+    return lo;
+}
+
+/* sampleMultinomialWithReplacement, thread by thread: a thread's k-th
+ * draw is the .x of its k-th curand_uniform4. */
+static void multinomial(const tfl_random_op *op)
+{
+    const uint64_t per_row = (uint64_t)op->grid_x * op->block_x;
+    int64_t *dest = (int64_t *)op->out.data;
+    /* threads past the last distribution or sample draw nothing */
+    const uint64_t gys = (uint64_t)op->rows < op->grid_y ? (uint64_t)op->rows : op->grid_y;
+    const uint64_t s0s = (uint64_t)op->samples < per_row ? (uint64_t)op->samples : per_row;
+    for (uint64_t gy = 0; gy < gys; gy++) {
+        for (uint64_t s0 = 0; s0 < s0s; s0++) {
+            const uint64_t t = gy * per_row + s0;
+            uint64_t k = 0;
+            for (int64_t d = (int64_t)gy; d < op->rows; d += op->grid_y) {
+                for (int64_t s = (int64_t)s0; s < op->samples; s += (int64_t)per_row) {
+                    uint32_t r[4];
+                    tfl_philox_draw(op->seed, t, op->offset, k++, r);
+                    float uf = tfl_curand_uniform(r[0]);
+                    /* compared in the element type (a float draw widened) */
+                    dest[d * op->samples + s] = multinomial_pick(op, d, (double)uf);
+                }
+            }
+        }
+    }
+}
+
+static int rows_op_ok(const tfl_random_op *op)
+{
+    if (op->rows < 0 || op->cols < 0 || !(op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64))
+        return 0;
+    if (op->kind == TFL_RANDOM_RENORM_ROWS)
+        return 1;
+    return op->samples >= 0 && op->grid_x > 0 && op->grid_y > 0 && op->block_x > 0 &&
+           (op->rows == 0 || op->cols > 0);
+}
+
 int host_random_supported(const tfl_random_op *op)
 {
+    if (op && (op->kind == TFL_RANDOM_RENORM_ROWS || op->kind == TFL_RANDOM_MULTINOMIAL))
+        return rows_op_ok(op);
     if (op && op->kind == TFL_RANDOM_MASKED_SCALE)
         return op->numel >= 0 &&
                (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F16 ||
@@ -68,7 +154,12 @@ int host_random_supported(const tfl_random_op *op)
             return 0;
     switch (op->kind) {
     case TFL_RANDOM_MASKED_SCALE:
+    case TFL_RANDOM_RENORM_ROWS:
+    case TFL_RANDOM_MULTINOMIAL:
         return 0;
+    case TFL_RANDOM_EXPONENTIAL:
+        return op->traverse == TFL_RANDOM_TRAVERSE_GRID_STRIDE &&
+               (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) && op->dtype == op->acc;
     case TFL_RANDOM_UNIFORM:
     case TFL_RANDOM_NORMAL:
     case TFL_RANDOM_BERNOULLI:
@@ -178,7 +269,22 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
         store_int(c, li, (int64_t)(r + (uint64_t)op->base));
         break;
     }
+    case TFL_RANDOM_EXPONENTIAL:
+        /* transformation::exponential as CUDA builds compute it: log(1)
+         * (and logs of draws that close to 1) replaced by -eps/2 */
+        if (dbl) {
+            const double e2 = 0x1p-52 / 2;
+            double lg = v->d >= 1.0 - e2 ? -e2 : log(v->d);
+            *(double *)view_at(&op->out, li, 8) = -1.0 / op->a * lg;
+        } else {
+            const float e2 = 0x1p-23f / 2;
+            float lg = v->f >= 1.0f - e2 ? -e2 : logf(v->f);
+            *(float *)view_at(&op->out, li, 4) = -1.0f / c->fa * lg;
+        }
+        break;
     case TFL_RANDOM_MASKED_SCALE:
+    case TFL_RANDOM_RENORM_ROWS:
+    case TFL_RANDOM_MULTINOMIAL:
         break;
     case TFL_RANDOM_BERNOULLI_TENSOR: {
         /* the probability is compared in its own type, float draw promoted */
@@ -361,6 +467,14 @@ tfl_status host_random(const tfl_random_op *op)
 {
     if (!host_random_supported(op))
         return TFL_ERR_UNSUPPORTED;
+    if (op->kind == TFL_RANDOM_RENORM_ROWS) {
+        renorm_rows(op);
+        return TFL_OK;
+    }
+    if (op->kind == TFL_RANDOM_MULTINOMIAL) {
+        multinomial(op);
+        return TFL_OK;
+    }
     if (op->numel == 0)
         return TFL_OK;
     if (op->kind == TFL_RANDOM_MASKED_SCALE) {

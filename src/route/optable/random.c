@@ -52,6 +52,8 @@ typedef enum rkind {
     RK_DROPOUT,
     RK_BERNOULLI_TENSOR,  /* kernelPointwiseApply2<bernoulli_tensor_cuda_kernel lambda> */
     RK_MASKED_SCALE,      /* dropout backward: contiguous elementwise launch   */
+    RK_RENORM_ROWS,       /* multinomial's renormRowsL1<scalar_t>               */
+    RK_MULTINOMIAL,       /* sampleMultinomialWithReplacement<scalar_t>         */
 } rkind;
 
 typedef struct rcookie {
@@ -123,6 +125,8 @@ static int match_dist(const char *m, rcookie *c)
         c->kind = TFL_RANDOM_NORMAL; c->op = "normal";
     } else if (strstr(m, "16bernoulli_kernel")) {
         c->kind = TFL_RANDOM_BERNOULLI; c->op = "bernoulli";
+    } else if (strstr(m, "18exponential_kernel")) {
+        c->kind = TFL_RANDOM_EXPONENTIAL; c->op = "exponential";
     } else {
         return 0;
     }
@@ -317,12 +321,38 @@ static int match_masked_scale(const char *m, rcookie *c)
     return 1;
 }
 
+/* renormRowsL1<float|double>(scalar_t *dist, long rows, long cols) and
+ * sampleMultinomialWithReplacement<float|double>(PhiloxCudaState, int
+ * totalSamples, long *dest, long distributions, int categories, const
+ * scalar_t *prefix_sum, const scalar_t *dist) of MultinomialKernel.cu. */
+static int match_multinomial(const char *m, rcookie *c)
+{
+    if (!strstr(m, "MultinomialKernel_cu"))
+        return 0;
+    if (strstr(m, "12renormRowsL1IfEEvPT_ll")) {
+        c->rk = RK_RENORM_ROWS; c->dtype = TFL_DT_F32;
+    } else if (strstr(m, "12renormRowsL1IdEEvPT_ll")) {
+        c->rk = RK_RENORM_ROWS; c->dtype = TFL_DT_F64;
+    } else if (strstr(m, "32sampleMultinomialWithReplacementIfEEvNS_15PhiloxCudaStateEiPlliPKT_S7_")) {
+        c->rk = RK_MULTINOMIAL; c->dtype = TFL_DT_F32;
+    } else if (strstr(m, "32sampleMultinomialWithReplacementIdEEvNS_15PhiloxCudaStateEiPlliPKT_S7_")) {
+        c->rk = RK_MULTINOMIAL; c->dtype = TFL_DT_F64;
+    } else {
+        return 0;
+    }
+    c->kind = c->rk == RK_RENORM_ROWS ? TFL_RANDOM_RENORM_ROWS : TFL_RANDOM_MULTINOMIAL;
+    c->op = c->rk == RK_RENORM_ROWS ? "multinomial_renorm" : "multinomial";
+    return 1;
+}
+
 static int match(const char *mangled, void **cookie)
 {
     rcookie c;
     memset(&c, 0, sizeof c);
     int ok = 0;
-    if (strstr(mangled, "distribution_elementwise_grid_stride_kernel"))
+    if (strstr(mangled, "MultinomialKernel_cu"))
+        ok = match_multinomial(mangled, &c);
+    else if (strstr(mangled, "distribution_elementwise_grid_stride_kernel"))
         ok = match_dist(mangled, &c);
     else if (strstr(mangled, "fused_dropout_kernel"))
         ok = match_dropout(mangled, &c);
@@ -508,6 +538,9 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
             r->b = rd_f32(cap4); r->a = rd_f32(cap4 + 4);
         }
         break;
+    case TFL_RANDOM_EXPONENTIAL:           /* [lambda] in the accumulate type */
+        r->a = dbl ? rd_f64(cap8) : rd_f32(cap4);
+        break;
     case TFL_RANDOM_BERNOULLI:             /* [p] double; a float kernel rounds it */
         r->a = dbl ? rd_f64(cap8) : (double)(float)rd_f64(cap8);
         break;
@@ -636,6 +669,69 @@ static tfl_status run_masked_scale(const tfl_kcall *call, const rcookie *c, char
     return tfl_route_op(&op, call->stream);
 }
 
+/* renormRowsL1 (dist, rows, cols) or sampleMultinomialWithReplacement
+ * (philox @0, totalSamples int @32, dest @40, distributions @48,
+ * categories int @56, prefix sum @64, dist @72): contiguous rows x cols
+ * matrices of the element type, dest rows x totalSamples int64. */
+static tfl_status run_multinomial(const tfl_kcall *call, const rcookie *c, char *err,
+                                  size_t errlen)
+{
+    tfl_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = TFL_OP_RANDOM;
+    op.name = c->op;
+    tfl_random_op *r = &op.u.random;
+    r->kind = c->kind;
+    r->dtype = r->acc = c->dtype;
+    const size_t esz = tfl_dtype_size(c->dtype);
+    tfl_status st;
+    if (c->rk == RK_RENORM_ROWS) {
+        r->out.data = (void *)(uintptr_t)rd_u64(call->args[0]);
+        r->rows = (int64_t)rd_u64(call->args[1]);
+        r->cols = (int64_t)rd_u64(call->args[2]);
+        if (r->rows < 0 || r->cols < 0 || (r->cols && r->rows > INT64_MAX / r->cols))
+            return TFL_ERR_UNSUPPORTED;
+        r->numel = r->rows * r->cols;
+        if (r->numel == 0)
+            return TFL_OK;
+        if ((st = check_view(&r->out, r->numel, esz, "multinomial rows", err, errlen)) != TFL_OK)
+            return st;
+        return tfl_route_op(&op, call->stream);
+    }
+    /* one thread index per (blockIdx.y, blockIdx.x, threadIdx.x) */
+    if (call->grid[2] != 1 || call->block[1] != 1 || call->block[2] != 1)
+        return TFL_ERR_UNSUPPORTED;
+    if ((st = unpack_philox(call->args[0], &r->seed, &r->offset, err, errlen)) != TFL_OK)
+        return st;
+    r->samples = (int32_t)rd_u32(call->args[1]);
+    r->out.data = (void *)(uintptr_t)rd_u64(call->args[2]);
+    r->rows = (int64_t)rd_u64(call->args[3]);
+    r->cols = (int32_t)rd_u32(call->args[4]);
+    r->mask.data = (void *)(uintptr_t)rd_u64(call->args[5]);
+    r->in.data = (void *)(uintptr_t)rd_u64(call->args[6]);
+    r->grid_x = call->grid[0];
+    r->grid_y = call->grid[1];
+    r->block_x = call->block[0];
+    if (r->samples < 0 || r->rows < 0 || r->cols < 0 ||
+        (r->cols && r->rows > INT64_MAX / r->cols / 8) ||
+        (r->samples && r->rows > INT64_MAX / r->samples / 8))
+        return TFL_ERR_UNSUPPORTED;
+    if (r->rows == 0 || r->samples == 0)
+        return TFL_OK;
+    if (r->cols == 0) {
+        snprintf(err, errlen, "multinomial: no categories");
+        return TFL_ERR_INVALID;
+    }
+    r->numel = r->rows * r->samples;
+    if ((st = check_view(&r->out, r->numel, 8, "multinomial output", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->in, r->rows * r->cols, esz, "multinomial probabilities", err,
+                         errlen)) != TFL_OK ||
+        (st = check_view(&r->mask, r->rows * r->cols, esz, "multinomial prefix sums", err,
+                         errlen)) != TFL_OK)
+        return st;
+    return tfl_route_op(&op, call->stream);
+}
+
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
     const rcookie *c = cookie;
@@ -643,6 +739,8 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         return TFL_ERR_UNSUPPORTED;
     if (c->rk == RK_MASKED_SCALE)
         return run_masked_scale(call, c, err, errlen);
+    if (c->rk == RK_RENORM_ROWS || c->rk == RK_MULTINOMIAL)
+        return run_multinomial(call, c, err, errlen);
     /* PyTorch launches these 1-d: thread = blockIdx.x * blockDim.x + threadIdx.x */
     if (call->grid[1] != 1 || call->grid[2] != 1 || call->block[1] != 1 || call->block[2] != 1)
         return TFL_ERR_UNSUPPORTED;
