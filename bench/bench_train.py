@@ -23,7 +23,7 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLES = {"mlp": "mlp_classifier", "gpt": "gpt_tiny"}
+EXAMPLES = {"mlp": "mlp_classifier", "gpt": "gpt_tiny", "cnn": "cnn_classifier"}
 
 
 def child(example, device, steps, warmup):

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.torchfl_gpu
 
 STEPS = 20
 RTOL = 1e-4
-EXAMPLES = ["mlp_classifier.py", "gpt_tiny.py"]
+EXAMPLES = ["mlp_classifier.py", "gpt_tiny.py", "cnn_classifier.py"]
 STEP_LINE = re.compile(r"^step\s+(\d+)\s+loss\s+(\S+)$", re.M)
 
 
