@@ -118,6 +118,7 @@ typedef enum tfl_op_kind {
     TFL_OP_CONV = 16,        /* convolution fwd / bwd data / bwd filter (ops/conv.h) */
     TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
+    TFL_OP_RNN = 19,         /* RNN / LSTM / GRU fwd and bwd (ops/rnn.h)   */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -194,6 +195,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/batchnorm.h"
 #include "torchfl/ops/bucket.h"
 #include "torchfl/ops/conv.h"
+#include "torchfl/ops/rnn.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -216,6 +218,7 @@ typedef struct tfl_op {
         tfl_batchnorm_op batchnorm;
         tfl_bucket_op bucket;
         tfl_conv_op conv;
+        tfl_rnn_op rnn;
     } u;
 } tfl_op;
 

@@ -127,6 +127,8 @@ static int host_op_supported(const tfl_op *op)
         return host_bucket_supported(&op->u.bucket);
     case TFL_OP_CONV:
         return host_conv_supported(&op->u.conv);
+    case TFL_OP_RNN:
+        return host_rnn_supported(&op->u.rnn);
     default:
         return 0;
     }
@@ -170,6 +172,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_bucket(&op->u.bucket);
     case TFL_OP_CONV:
         return host_conv(&op->u.conv);
+    case TFL_OP_RNN:
+        return host_rnn(&op->u.rnn);
     default:
         return TFL_ERR_UNSUPPORTED;
     }

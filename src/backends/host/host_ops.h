@@ -51,6 +51,10 @@ tfl_status host_blas(const tfl_blas_op *op);
 int host_conv_supported(const tfl_conv_op *op);
 tfl_status host_conv(const tfl_conv_op *op);
 
+/* Recurrent networks (TFL_OP_RNN): RNN / LSTM / GRU over OpenBLAS (ops_rnn.c). */
+int host_rnn_supported(const tfl_rnn_op *op);
+tfl_status host_rnn(const tfl_rnn_op *op);
+
 /* OpenBLAS's thread count (0 = its default: OPENBLAS_NUM_THREADS, else
  * the CPU count). */
 void host_blas_set_threads(int n);
