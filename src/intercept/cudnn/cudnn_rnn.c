@@ -484,9 +484,14 @@ static cudnnStatus_t prepare(tfl_rnn_op *op, int **bs, cudnnHandle_t handle, con
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN: weight space of %zu bytes is short or not "
                             "device memory", wbytes);
     if (st == CUDNN_STATUS_SUCCESS && hdesc) {
-        cudnnDataType_t dt;
+        cudnnDataType_t dt = CUDNN_DATA_FLOAT;
         int nb = 0, dims[8], strides[8];
-        if (cudnnGetTensorNdDescriptor(hdesc, 8, &dt, &nb, dims, strides) != CUDNN_STATUS_SUCCESS || nb != 3 ||
+        /* PyTorch pads the descriptor to 5-d with trailing 1s */
+        int extra_ok = 1;
+        if (cudnnGetTensorNdDescriptor(hdesc, 8, &dt, &nb, dims, strides) == CUDNN_STATUS_SUCCESS)
+            for (int i = 3; i < nb && i < 8; i++)
+                extra_ok &= dims[i] == 1;
+        if (!extra_ok || nb < 3 || nb > 8 || dt != CUDNN_DATA_FLOAT ||
             dims[0] != d->layers * dirs || dims[1] != xd->batch || dims[2] != d->hidden ||
             strides[2] != 1 || strides[1] != d->hidden || strides[0] != xd->batch * d->hidden)
             st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN: h descriptor is not a packed [%d][%d][%d]",
