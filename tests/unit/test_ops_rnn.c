@@ -3,7 +3,8 @@
  * in double precision straight from the cell equations of ops/rnn.h (one
  * time step and one row at a time, no GEMM, no reserve), for RNN relu /
  * tanh, LSTM and GRU, 1..2 layers, one or two directions, packed
- * sequences of unequal length and hx / cx given or not.
+ * sequences of unequal length, hx / cx given or not, and dropout between
+ * layers (the reference applies the mask the op left in its reserve).
  * Gradients: the reference's are central differences of the scalar
  * L = sum(y * gy) + sum(hy * ghy) + sum(cy * gcy) (double, so they do not
  * share the backward code's bugs); host_rnn's BWD_DATA and BWD_WEIGHTS
@@ -34,7 +35,13 @@ typedef struct rcase {
     int layers, dirs, in, H, T;
     int bs[4];
     int with_h0;
+    float dropout;
 } rcase;
+
+/* Dropout masks (scale factors) of layers 1.. as the op left them in the
+ * reserve, in double; NULL = no dropout.  Read once per case, so the
+ * reference uses the op's draw and checks everything else. */
+static double *g_masks;
 
 static double sg(double v) { return 1.0 / (1.0 + exp(-v)); }
 
@@ -111,7 +118,8 @@ static double ref_forward(const rcase *c, const double *x, const double *hx, con
             }
         }
         inw = D * H;
-        memcpy(cur, nxt, sizeof(double) * (size_t)(n * D * H));
+        for (int i = 0; i < n * D * H; i++)
+            cur[i] = nxt[i] * (g_masks && l + 1 < c->layers ? g_masks[(int64_t)l * n * D * H + i] : 1.0);
     }
     memcpy(y, cur, sizeof(double) * (size_t)(n * D * H));
     for (int i = 0; i < n * D * H; i++)
@@ -188,7 +196,8 @@ static void run_case(const rcase *c)
     float *fx = tof(x, nx), *fw = tof(w, nw), *fhx = hx ? tof(hx, nh) : NULL, *fcx = cx ? tof(cx, nh) : NULL;
     float *fgy = tof(gy, ny), *fghy = tof(ghy, nh), *fgcy = tof(gcy, nh);
     float *fy = calloc((size_t)ny + 1, 4), *fhy = calloc((size_t)nh + 1, 4), *fcy = calloc((size_t)nh + 1, 4);
-    const size_t rb = (size_t)tfl_rnn_reserve_floats(c->cell, c->layers, D, H, n) * 4;
+    const int drop = c->dropout > 0 && c->layers > 1;
+    const size_t rb = (size_t)tfl_rnn_reserve_floats(c->cell, c->layers, D, H, n, drop) * 4;
     float *res = calloc(rb / 4 + 1, 4);
 
     tfl_rnn_op op;
@@ -204,8 +213,30 @@ static void run_case(const rcase *c)
     op.x = fx; op.w = fw; op.hx = fhx; op.cx = fcx;
     op.y = fy; op.hy = fhy; op.cy = lstm ? fcy : NULL;
     op.reserve = res; op.reserve_bytes = rb;
+    op.dropout = c->dropout;
+    op.dropout_seed = 1234;
+    op.dropout_offset = 5;
     CHECK(host_rnn_supported(&op), "case not supported");
     CHECK(host_rnn(&op) == TFL_OK, "forward failed");
+    g_masks = NULL;
+    if (drop) {
+        /* the masks follow the layer outputs (ops/rnn.h's reserve layout) */
+        const int64_t m = (int64_t)n * D * H;
+        const int64_t base = rb / 4 - 2 * (int64_t)(c->layers - 1) * m;
+        g_masks = malloc(sizeof(double) * (size_t)((c->layers - 1) * m));
+        int zeros = 0, kept = 0;
+        for (int l = 1; l < c->layers; l++)
+            for (int64_t i = 0; i < m; i++) {
+                float v = res[base + (int64_t)(l - 1) * 2 * m + m + i];
+                g_masks[(l - 1) * m + i] = v;
+                zeros += v == 0.0f;
+                kept += fabsf(v - 1.0f / (1.0f - c->dropout)) < 1e-6f;
+            }
+        CHECK(zeros + kept == (c->layers - 1) * m, "mask values not in {0, 1/(1-p)}");
+        CHECK(zeros > 0 && kept > 0, "dropout mask drops all or nothing (%d of %d)", zeros,
+              (int)((c->layers - 1) * m));
+        ref_forward(c, x, hx, cx, w, y, hy, cy, gy, ghy, gcy);
+    }
     const char *nm = c->cell == TFL_RNN_LSTM ? "lstm" : c->cell == TFL_RNN_GRU ? "gru" :
                      c->cell == TFL_RNN_TANH ? "tanh" : "relu";
 #define TAG nm, c->layers, D, c->with_h0, c->bs[c->T - 1]
@@ -219,7 +250,10 @@ static void run_case(const rcase *c)
     tfl_rnn_op inf = op;
     inf.y = fy2; inf.hy = NULL; inf.cy = NULL; inf.reserve = NULL; inf.reserve_bytes = 0;
     CHECK(host_rnn(&inf) == TFL_OK, "inference failed");
-    CHECK(memcmp(fy, fy2, sizeof(float) * (size_t)ny) == 0, "%s: inference y differs from training y", nm);
+    if (!drop)
+        CHECK(memcmp(fy, fy2, sizeof(float) * (size_t)ny) == 0, "%s: inference y differs from training y", nm);
+    else
+        CHECK(memcmp(fy, fy2, sizeof(float) * (size_t)ny) != 0, "%s: dropout changed nothing", nm);
 
     /* backward */
     float *fdx = calloc((size_t)nx + 1, 4), *fdhx = calloc((size_t)nh + 1, 4), *fdcx = calloc((size_t)nh + 1, 4);
@@ -260,7 +294,8 @@ static void run_case(const rcase *c)
     free(x); free(w); free(hx); free(cx); free(gy); free(ghy); free(gcy); free(y); free(hy); free(cy);
     free(ty); free(thy); free(tcy); free(fx); free(fw); free(fhx); free(fcx); free(fgy); free(fghy);
     free(fgcy); free(fy); free(fhy); free(fcy); free(res); free(fy2); free(fdx); free(fdhx); free(fdcx);
-    free(fdw); free(g); free(dw1);
+    free(fdw); free(g); free(dw1); free(g_masks);
+    g_masks = NULL;
 }
 
 int main(void)
@@ -271,11 +306,20 @@ int main(void)
             for (int dirs = 1; dirs <= 2; dirs++)
                 for (int h0 = 0; h0 <= 1; h0++) {
                     /* equal lengths (unpacked) and packed, longest first */
-                    rcase a = { cells[ci], layers, dirs, 3, 4, 3, { 2, 2, 2 }, h0 };
-                    rcase b = { cells[ci], layers, dirs, 2, 3, 4, { 3, 2, 2, 1 }, h0 };
+                    rcase a = { cells[ci], layers, dirs, 3, 4, 3, { 2, 2, 2 }, h0, 0.0f };
+                    rcase b = { cells[ci], layers, dirs, 2, 3, 4, { 3, 2, 2, 1 }, h0, 0.0f };
                     run_case(&a);
                     run_case(&b);
                 }
+    /* dropout between layers (training): the reference applies the op's
+     * own mask, so outputs and all gradients must still match */
+    for (int ci = 0; ci < 4; ci++)
+        for (int dirs = 1; dirs <= 2; dirs++) {
+            rcase a = { cells[ci], 2, dirs, 3, 4, 3, { 2, 2, 2 }, 1, 0.4f };
+            rcase b = { cells[ci], 3, dirs, 2, 3, 4, { 3, 2, 2, 1 }, 0, 0.25f };
+            run_case(&a);
+            run_case(&b);
+        }
     /* refusals */
     int bs[2] = { 1, 2 };
     float w[512] = { 0 }, x[16] = { 0 };

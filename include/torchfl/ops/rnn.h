@@ -37,7 +37,8 @@
  * tfl_rnn_reserve_floats() floats); BWD_DATA adds the gate gradients that
  * BWD_WEIGHTS reads, so the three calls must share it.
  *
- *   FWD:         y, hy, cy from x, hx, cx, w (reserve filled when non-NULL)
+ *   FWD:         y, hy, cy from x, hx, cx, w (reserve filled when non-NULL;
+ *                without one, no dropout: inference)
  *   BWD_DATA:    dx, dhx, dcx from dy, dhy, dcy, w, reserve
  *   BWD_WEIGHTS: dw += gradient, from x, hx, reserve (dw is ADDED to)
  */
@@ -73,6 +74,14 @@ typedef struct tfl_rnn_op {
     float *dx, *dhx, *dcx, *dw;
     float *reserve;
     size_t reserve_bytes;      /* size of reserve as given             */
+    /* Dropout between layers (training only: FWD with a reserve; the
+     * backward passes must get the same value).  Layer l > 0 reads
+     * dropout(output of layer l - 1): each element kept with probability
+     * 1 - p and scaled by 1 / (1 - p), else 0.  The mask is a function of
+     * (dropout_seed, dropout_offset, layer, element); it is kept in the
+     * reserve for the backward passes. */
+    float dropout;
+    uint64_t dropout_seed, dropout_offset;
 } tfl_rnn_op;
 
 static inline int tfl_rnn_gates(tfl_rnn_cell c)
@@ -107,13 +116,15 @@ static inline int64_t tfl_rnn_weight_offsets(tfl_rnn_cell cell, int layers, int 
  * the G * hidden gate activations, hidden floats of cell state (LSTM) or
  * R_n h + b_Rn (GRU), the input-side and the recurrent-side gate
  * gradients (G * hidden each); then every layer's output (dirs * hidden
- * per row). */
+ * per row); with dropout (nonzero), for each layer > 0 its dropped input
+ * and the mask's scale factors (dirs * hidden per row each). */
 static inline int64_t tfl_rnn_reserve_floats(tfl_rnn_cell cell, int layers, int dirs,
-                                             int hidden, int64_t n)
+                                             int hidden, int64_t n, int dropout)
 {
     const int64_t g = tfl_rnn_gates(cell), h = hidden;
     const int64_t per_pl = n * (3 * g * h + h);
-    return (int64_t)layers * dirs * per_pl + (int64_t)layers * n * dirs * h;
+    return (int64_t)layers * dirs * per_pl + (int64_t)layers * n * dirs * h +
+           (dropout ? 2 * (int64_t)(layers - 1) * n * dirs * h : 0);
 }
 
 #endif

@@ -27,6 +27,7 @@ typedef struct rnn_geom {
     int64_t n, gh;               /* rows, G * H                           */
     int64_t *off;                /* [T + 1] first row of each step        */
     float *res;                  /* reserve (op's or scratch)             */
+    int drop;                    /* dropout between layers is applied     */
     int64_t per_pl;              /* reserve floats per pseudo-layer       */
 } rnn_geom;
 
@@ -68,9 +69,47 @@ static int64_t in_width(const rnn_geom *g, int l)
     return l == 0 ? g->op->input_size : (int64_t)g->dirs * g->H;
 }
 
+/* With dropout: layer l's (l > 0) dropped input and its mask scales. */
+static float *res_drop_in(const rnn_geom *g, int l)
+{
+    return res_y(g, g->L) + (int64_t)(l - 1) * 2 * g->n * g->dirs * g->H;
+}
+static float *res_drop_mask(const rnn_geom *g, int l)
+{
+    return res_drop_in(g, l) + g->n * g->dirs * g->H;
+}
+
 static const float *layer_in(const rnn_geom *g, int l)
 {
-    return l == 0 ? g->op->x : res_y(g, l - 1);
+    if (l == 0)
+        return g->op->x;
+    return g->drop ? res_drop_in(g, l) : res_y(g, l - 1);
+}
+
+/* splitmix64 finaliser: the dropout mask's hash */
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Layer l's dropped input and mask from layer l - 1's output. */
+static void apply_dropout(const rnn_geom *g, int l)
+{
+    const tfl_rnn_op *op = g->op;
+    const int64_t m = g->n * g->dirs * g->H;
+    const float scale = 1.0f / (1.0f - op->dropout);
+    const uint64_t key = mix64(mix64(op->dropout_seed) ^ op->dropout_offset) ^ ((uint64_t)l << 48);
+    const float *src = res_y(g, l - 1);
+    float *dst = res_drop_in(g, l), *mask = res_drop_mask(g, l);
+    for (int64_t i = 0; i < m; i++) {
+        /* 24 random bits -> [0, 1) */
+        const float u = (float)(mix64(key + (uint64_t)i) >> 40) * (1.0f / 16777216.0f);
+        mask[i] = u >= op->dropout ? scale : 0.0f;
+        dst[i] = src[i] * mask[i];
+    }
 }
 
 /* The row processed just before (t, b) in direction d, or -1 when (t, b)
@@ -169,7 +208,9 @@ static tfl_status rnn_forward(rnn_geom *g)
         free(hs); free(cs); free(gh);
         return TFL_ERR_NOMEM;
     }
-    for (int l = 0; l < g->L; l++)
+    for (int l = 0; l < g->L; l++) {
+        if (l > 0 && g->drop)
+            apply_dropout(g, l);
         for (int d = 0; d < g->dirs; d++) {
             const int p = l * g->dirs + d;
             if (op->hx)
@@ -186,6 +227,7 @@ static tfl_status rnn_forward(rnn_geom *g)
             if (op->cy && op->cell == TFL_RNN_LSTM)
                 memcpy(op->cy + p * BH, cs, sizeof(float) * (size_t)BH);
         }
+    }
     if (op->y)
         memcpy(op->y, res_y(g, g->L - 1), sizeof(float) * (size_t)(g->n * yw));
     free(hs); free(cs); free(gh);
@@ -312,6 +354,12 @@ static tfl_status rnn_backward_data(rnn_geom *g)
                                 d == 0 ? 0.0f : 1.0f, dxout, (int)in);
             }
         }
+        /* through the dropout between layer l - 1 and l */
+        if (l > 0 && g->drop) {
+            const float *mask = res_drop_mask(g, l);
+            for (int64_t i = 0; i < g->n * yw; i++)
+                dxout[i] *= mask[i];
+        }
         dyin = dxout;
     }
 out:
@@ -375,7 +423,7 @@ int host_rnn_supported(const tfl_rnn_op *op)
     if (op->layers < 1 || (op->dirs != 1 && op->dirs != 2) || op->hidden < 1 ||
         op->input_size < 0 || op->seq_len < 1 || !op->batch_sizes)
         return 0;
-    if (op->batch_sizes[0] < 1)
+    if (op->batch_sizes[0] < 1 || !(op->dropout >= 0.0f && op->dropout < 1.0f))
         return 0;
     for (int t = 0; t < op->seq_len; t++)
         if (op->batch_sizes[t] < 0 || (t > 0 && op->batch_sizes[t] > op->batch_sizes[t - 1]))
@@ -399,7 +447,9 @@ tfl_status host_rnn(const tfl_rnn_op *op)
     rnn_geom g;
     if (!geom_init(&g, op))
         return TFL_ERR_NOMEM;
-    const int64_t need = tfl_rnn_reserve_floats(op->cell, op->layers, op->dirs, op->hidden, g.n);
+    /* dropout acts between layers, in training (where there is a reserve) */
+    g.drop = op->dropout > 0.0f && op->layers > 1 && op->reserve != NULL;
+    const int64_t need = tfl_rnn_reserve_floats(op->cell, op->layers, op->dirs, op->hidden, g.n, g.drop);
     float *scratch = NULL;
     tfl_status st;
     if (op->reserve) {

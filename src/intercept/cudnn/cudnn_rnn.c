@@ -13,13 +13,15 @@
  * cell equations are cuDNN's.  Accepted: float data and math, linear
  * input, double bias, no projection, sequence-major data (unpacked with
  * equal lengths, or packed with lengths sorted longest first), dropout
- * between layers only where it has no effect (inference, one layer, or
- * p = 0).  Anything else answers CUDNN_STATUS_NOT_SUPPORTED with a line
+ * between layers in training with torchfl's own mask (a hash of the
+ * state buffer's seed and a per-call offset, not cuDNN's RNG).
+ * Anything else answers CUDNN_STATUS_NOT_SUPPORTED with a line
  * in cudnnGetLastErrorString.  This file only checks and translates; the
  * math is the backend's.
  */
 #include <cudnn.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,59 @@ struct dropout_desc {
     unsigned long long seed;
 };
 
+/* The dropout RNG's state, kept here per state buffer: cuDNN keeps it in
+ * the buffer itself, and PyTorch creates the buffer once
+ * (cudnnSetDropoutDescriptor, with the seed) and restores a descriptor on
+ * it for every call (cudnnRestoreDropoutDescriptor).  Each training
+ * forward with dropout takes the next offset, so masks differ per call. */
+struct drop_rng {
+    const void *states;        /* key */
+    UT_hash_handle hh;
+    uint64_t seed, counter;
+};
+static struct drop_rng *g_rng;
+static pthread_mutex_t g_rng_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Set (reset = 1) or find-or-create the RNG of a state buffer; 0 on
+ * allocation failure. */
+static int rng_touch(const void *states, uint64_t seed, int reset)
+{
+    pthread_mutex_lock(&g_rng_mu);
+    struct drop_rng *r = NULL;
+    HASH_FIND_PTR(g_rng, &states, r);
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r) {
+            pthread_mutex_unlock(&g_rng_mu);
+            return 0;
+        }
+        r->states = states;
+        r->seed = seed;
+        HASH_ADD_PTR(g_rng, states, r);
+    } else if (reset) {
+        r->seed = seed;
+        r->counter = 0;
+    }
+    pthread_mutex_unlock(&g_rng_mu);
+    return 1;
+}
+
+/* The seed and next offset of a state buffer's RNG. */
+static void rng_next(const void *states, uint64_t *seed, uint64_t *offset)
+{
+    pthread_mutex_lock(&g_rng_mu);
+    struct drop_rng *r = NULL;
+    HASH_FIND_PTR(g_rng, &states, r);
+    if (r) {
+        *seed = r->seed;
+        *offset = r->counter++;
+    } else {
+        *seed = 0;
+        *offset = 0;
+    }
+    pthread_mutex_unlock(&g_rng_mu);
+}
+
 struct rnn_desc {
     struct rnn_desc *self;
     int set;
@@ -53,6 +108,8 @@ struct rnn_desc {
     cudnnMathType_t math_type;
     int input_size, hidden, proj, layers;
     float dropout;
+    const void *dropout_states;
+    unsigned long long dropout_seed;
     cudnnDropoutDescriptor_t dropout_desc;
     uint32_t aux;
 };
@@ -104,7 +161,7 @@ cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *size)
 }
 
 static cudnnStatus_t dropout_set(cudnnDropoutDescriptor_t desc, cudnnHandle_t handle, float p,
-                                 void *states, size_t bytes, unsigned long long seed)
+                                 void *states, size_t bytes, unsigned long long seed, int reset)
 {
     struct dropout_desc *d = (struct dropout_desc *)desc;
     if (!d || d->self != d || !tfl_cudnn_handle_ok(handle))
@@ -113,6 +170,8 @@ static cudnnStatus_t dropout_set(cudnnDropoutDescriptor_t desc, cudnnHandle_t ha
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "dropout probability %g is not in [0, 1)", (double)p);
     if (p > 0.0f && (!states || bytes < DROPOUT_STATE_BYTES))
         return tfl_cudnn_fail(CUDNN_STATUS_INVALID_VALUE, "dropout states too small (%zu bytes)", bytes);
+    if (p > 0.0f && !rng_touch(states, seed, reset))
+        return CUDNN_STATUS_ALLOC_FAILED;
     d->p = p;
     d->states = states;
     d->seed = seed;
@@ -122,13 +181,13 @@ static cudnnStatus_t dropout_set(cudnnDropoutDescriptor_t desc, cudnnHandle_t ha
 cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t desc, cudnnHandle_t handle, float p,
                                         void *states, size_t bytes, unsigned long long seed)
 {
-    return dropout_set(desc, handle, p, states, bytes, seed);
+    return dropout_set(desc, handle, p, states, bytes, seed, 1);
 }
 
 cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t desc, cudnnHandle_t handle, float p,
                                             void *states, size_t bytes, unsigned long long seed)
 {
-    return dropout_set(desc, handle, p, states, bytes, seed);
+    return dropout_set(desc, handle, p, states, bytes, seed, 0);
 }
 
 cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t desc, cudnnHandle_t handle, float *p,
@@ -216,6 +275,8 @@ cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t
     d->proj = proj;
     d->layers = layers;
     d->dropout = dd ? dd->p : 0.0f;
+    d->dropout_states = dd ? dd->states : NULL;
+    d->dropout_seed = dd ? dd->seed : 0;
     d->dropout_desc = dropout;
     d->aux = aux;
     d->set = 1;
@@ -514,9 +575,16 @@ static cudnnStatus_t prepare(tfl_rnn_op *op, int **bs, cudnnHandle_t handle, con
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* Dropout acts between layers of a training pass. */
+static int drops(const struct rnn_desc *d)
+{
+    return d->dropout > 0.0f && d->layers > 1;
+}
+
 static size_t reserve_bytes(const struct rnn_desc *d, int64_t rows)
 {
-    return (size_t)tfl_rnn_reserve_floats(cell_of(d), d->layers, dirs_of(d), d->hidden, rows) * sizeof(float);
+    return (size_t)tfl_rnn_reserve_floats(cell_of(d), d->layers, dirs_of(d), d->hidden, rows, drops(d)) *
+           sizeof(float);
 }
 
 static cudnnStatus_t route(const tfl_rnn_op *rop, cudnnHandle_t handle, const char *name)
@@ -570,10 +638,6 @@ cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t desc, c
         return CUDNN_STATUS_BAD_PARAM;
     if (mode != CUDNN_FWD_MODE_INFERENCE && mode != CUDNN_FWD_MODE_TRAINING)
         return CUDNN_STATUS_BAD_PARAM;
-    if (mode == CUDNN_FWD_MODE_TRAINING && d->dropout > 0.0f && d->layers > 1)
-        return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED,
-                              "RNN: dropout %g between layers in training is not supported by torchfl",
-                              (double)d->dropout);
     tfl_rnn_op op;
     int *bs = NULL;
     int64_t rows = 0;
@@ -602,6 +666,10 @@ cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t desc, c
         if (mode == CUDNN_FWD_MODE_TRAINING) {
             op.reserve = reserve;
             op.reserve_bytes = res_bytes;
+            if (drops(d)) {
+                op.dropout = d->dropout;
+                rng_next(d->dropout_states, &op.dropout_seed, &op.dropout_offset);
+            }
         }
         st = route(&op, handle, "rnn_fwd");
     }
@@ -651,6 +719,7 @@ cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t
         op.dcx = lstm ? dcx : NULL;
         op.reserve = reserve;
         op.reserve_bytes = res_bytes;
+        op.dropout = drops(d) ? d->dropout : 0.0f;
         st = route(&op, handle, "rnn_bwd_data");
     }
     free(bs);
@@ -693,6 +762,7 @@ cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescripto
         op.w = NULL;
         op.reserve = reserve;
         op.reserve_bytes = res_bytes;
+        op.dropout = drops(d) ? d->dropout : 0.0f;
         st = route(&op, handle, "rnn_bwd_weights");
     }
     free(bs);
