@@ -5,7 +5,8 @@
  * A whole multi-layer (optionally bidirectional) RNN, LSTM or GRU over a
  * sequence, in one of three passes, with cuDNN's semantics (the cuDNN
  * intercept fills this from cudnnRNNForward / cudnnRNNBackwardData_v8 /
- * cudnnRNNBackwardWeights_v8).  float32 only.
+ * cudnnRNNBackwardWeights_v8).  float32, float16 or bfloat16 storage,
+ * float math.
  *
  * Sequence data (x, y, dx, dy) is sequence-major and packed: time step t
  * holds batch_sizes[t] rows, rows of step t start at row
@@ -68,11 +69,14 @@ typedef struct tfl_rnn_op {
     int input_size, hidden;
     int seq_len;               /* T: entries of batch_sizes            */
     const int *batch_sizes;    /* host array [T], see above            */
-    const float *x, *hx, *cx, *w;
-    float *y, *hy, *cy;
-    const float *dy, *dhy, *dcy;
-    float *dx, *dhx, *dcx, *dw;
-    float *reserve;
+    /* Data, states, weights and their gradients: elements of dtype
+     * (TFL_DT_F32, TFL_DT_F16 or TFL_DT_BF16; math is float either way). */
+    tfl_dtype dtype;
+    const void *x, *hx, *cx, *w;
+    void *y, *hy, *cy;
+    const void *dy, *dhy, *dcy;
+    void *dx, *dhx, *dcx, *dw;
+    float *reserve;            /* always float                          */
     size_t reserve_bytes;      /* size of reserve as given             */
     /* Dropout between layers (training only: FWD with a reserve; the
      * backward passes must get the same value).  Layer l > 0 reads

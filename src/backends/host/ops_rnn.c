@@ -1,7 +1,8 @@
 /*
  * ops_rnn.c - the host backend's recurrent-network op (TFL_OP_RNN,
  * torchfl/ops/rnn.h): RNN (relu / tanh), LSTM and GRU, forward and both
- * backward passes, float32.
+ * backward passes; float32 data, or float16 / bfloat16 converted to float
+ * copies around the same passes (math in float).
  *
  * Per pseudo-layer (layer, direction) the input-side products of every
  * time step are one cblas_sgemm (W x for all rows at once); the recurrent
@@ -18,11 +19,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/half.h"
 #include "host_ops.h"
+
+/* The op with float data: what the passes below compute on.  float32 ops
+ * point at their own buffers; float16 / bfloat16 ones at float copies
+ * (host_rnn converts in and out). */
+typedef struct rnn_f32 {
+    tfl_rnn_pass pass;
+    tfl_rnn_cell cell;
+    int layers, dirs, input_size, hidden, seq_len;
+    const int *batch_sizes;
+    const float *x, *hx, *cx, *w;
+    float *y, *hy, *cy;
+    const float *dy, *dhy, *dcy;
+    float *dx, *dhx, *dcx, *dw;
+    float *reserve;
+    size_t reserve_bytes;
+    float dropout;
+    uint64_t dropout_seed, dropout_offset;
+} rnn_f32;
 
 /* Everything derived from the op that all passes share. */
 typedef struct rnn_geom {
-    const tfl_rnn_op *op;
+    const rnn_f32 *op;
     int T, B, H, G, dirs, L;
     int64_t n, gh;               /* rows, G * H                           */
     int64_t *off;                /* [T + 1] first row of each step        */
@@ -31,7 +51,7 @@ typedef struct rnn_geom {
     int64_t per_pl;              /* reserve floats per pseudo-layer       */
 } rnn_geom;
 
-static int geom_init(rnn_geom *g, const tfl_rnn_op *op)
+static int geom_init(rnn_geom *g, const rnn_f32 *op)
 {
     memset(g, 0, sizeof *g);
     g->op = op;
@@ -98,7 +118,7 @@ static uint64_t mix64(uint64_t z)
 /* Layer l's dropped input and mask from layer l - 1's output. */
 static void apply_dropout(const rnn_geom *g, int l)
 {
-    const tfl_rnn_op *op = g->op;
+    const rnn_f32 *op = g->op;
     const int64_t m = g->n * g->dirs * g->H;
     const float scale = 1.0f / (1.0f - op->dropout);
     const uint64_t key = mix64(mix64(op->dropout_seed) ^ op->dropout_offset) ^ ((uint64_t)l << 48);
@@ -127,7 +147,7 @@ static float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 
 static void fwd_pseudo_layer(const rnn_geom *g, int l, int d, float *hs, float *cs, float *gh)
 {
-    const tfl_rnn_op *op = g->op;
+    const rnn_f32 *op = g->op;
     const int p = l * g->dirs + d, H = g->H, G = g->G;
     const int64_t in = in_width(g, l), GH = g->gh, yw = (int64_t)g->dirs * H;
     int64_t wo[4];
@@ -199,7 +219,7 @@ static void fwd_pseudo_layer(const rnn_geom *g, int l, int d, float *hs, float *
 
 static tfl_status rnn_forward(rnn_geom *g)
 {
-    const tfl_rnn_op *op = g->op;
+    const rnn_f32 *op = g->op;
     const int64_t BH = (int64_t)g->B * g->H, yw = (int64_t)g->dirs * g->H;
     float *hs = malloc(sizeof(float) * (size_t)BH);
     float *cs = malloc(sizeof(float) * (size_t)BH);
@@ -240,7 +260,7 @@ static tfl_status rnn_forward(rnn_geom *g)
  * dhs / dcs; dyin is the gradient of this layer's output. */
 static void bwd_pseudo_layer(const rnn_geom *g, int l, int d, const float *dyin, float *dhs, float *dcs)
 {
-    const tfl_rnn_op *op = g->op;
+    const rnn_f32 *op = g->op;
     const int p = l * g->dirs + d, H = g->H;
     const int64_t GH = g->gh, yw = (int64_t)g->dirs * H, BH = (int64_t)g->B * H;
     int64_t wo[4];
@@ -314,7 +334,7 @@ static void bwd_pseudo_layer(const rnn_geom *g, int l, int d, const float *dyin,
 
 static tfl_status rnn_backward_data(rnn_geom *g)
 {
-    const tfl_rnn_op *op = g->op;
+    const rnn_f32 *op = g->op;
     const int64_t BH = (int64_t)g->B * g->H, yw = (int64_t)g->dirs * g->H;
     float *dhs = malloc(sizeof(float) * (size_t)BH);
     float *dcs = malloc(sizeof(float) * (size_t)BH);
@@ -371,7 +391,7 @@ out:
 
 static tfl_status rnn_backward_weights(rnn_geom *g)
 {
-    const tfl_rnn_op *op = g->op;
+    const rnn_f32 *op = g->op;
     const int H = g->H;
     const int64_t GH = g->gh, yw = (int64_t)g->dirs * H, BH = (int64_t)g->B * H;
     float *hp = malloc(sizeof(float) * (size_t)(g->n * H + 1));
@@ -425,6 +445,8 @@ int host_rnn_supported(const tfl_rnn_op *op)
         return 0;
     if (op->batch_sizes[0] < 1 || !(op->dropout >= 0.0f && op->dropout < 1.0f))
         return 0;
+    if (op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F16 && op->dtype != TFL_DT_BF16)
+        return 0;
     for (int t = 0; t < op->seq_len; t++)
         if (op->batch_sizes[t] < 0 || (t > 0 && op->batch_sizes[t] > op->batch_sizes[t - 1]))
             return 0;
@@ -440,10 +462,8 @@ int host_rnn_supported(const tfl_rnn_op *op)
     }
 }
 
-tfl_status host_rnn(const tfl_rnn_op *op)
+static tfl_status run_f32(const rnn_f32 *op)
 {
-    if (!host_rnn_supported(op))
-        return TFL_ERR_UNSUPPORTED;
     rnn_geom g;
     if (!geom_init(&g, op))
         return TFL_ERR_NOMEM;
@@ -475,5 +495,97 @@ tfl_status host_rnn(const tfl_rnn_op *op)
     }
     free(scratch);
     free(g.off);
+    return st;
+}
+
+/* ------------------------------------------- float16 / bfloat16 data */
+
+static float *to_f32(const void *src, int64_t n, tfl_dtype dt, int *ok)
+{
+    if (!src)
+        return NULL;
+    float *f = malloc(sizeof(float) * (size_t)(n + 1));
+    if (!f) {
+        *ok = 0;
+        return NULL;
+    }
+    const uint16_t *h = src;
+    for (int64_t i = 0; i < n; i++)
+        f[i] = dt == TFL_DT_F16 ? tfl_f16_to_f32(h[i]) : tfl_bf16_to_f32(h[i]);
+    return f;
+}
+
+/* A float buffer for an output (NULL stays NULL). */
+static float *out_f32(const void *dst, int64_t n, int *ok)
+{
+    if (!dst)
+        return NULL;
+    float *f = calloc((size_t)(n + 1), sizeof(float));
+    if (!f)
+        *ok = 0;
+    return f;
+}
+
+static void from_f32(void *dst, const float *f, int64_t n, tfl_dtype dt)
+{
+    if (!dst || !f)
+        return;
+    uint16_t *h = dst;
+    for (int64_t i = 0; i < n; i++)
+        h[i] = dt == TFL_DT_F16 ? tfl_f32_to_f16(f[i]) : tfl_f32_to_bf16(f[i]);
+}
+
+tfl_status host_rnn(const tfl_rnn_op *op)
+{
+    if (!host_rnn_supported(op))
+        return TFL_ERR_UNSUPPORTED;
+    rnn_f32 f = {
+        .pass = op->pass, .cell = op->cell, .layers = op->layers, .dirs = op->dirs,
+        .input_size = op->input_size, .hidden = op->hidden, .seq_len = op->seq_len,
+        .batch_sizes = op->batch_sizes, .reserve = op->reserve, .reserve_bytes = op->reserve_bytes,
+        .dropout = op->dropout, .dropout_seed = op->dropout_seed, .dropout_offset = op->dropout_offset,
+    };
+    if (op->dtype == TFL_DT_F32) {
+        f.x = op->x; f.hx = op->hx; f.cx = op->cx; f.w = op->w;
+        f.y = op->y; f.hy = op->hy; f.cy = op->cy;
+        f.dy = op->dy; f.dhy = op->dhy; f.dcy = op->dcy;
+        f.dx = op->dx; f.dhx = op->dhx; f.dcx = op->dcx; f.dw = op->dw;
+        return run_f32(&f);
+    }
+    /* half storage: float copies in, the passes, rounded copies out */
+    const tfl_dtype dt = op->dtype;
+    int64_t n = 0;
+    for (int t = 0; t < op->seq_len; t++)
+        n += op->batch_sizes[t];
+    const int64_t nx = n * op->input_size, ny = n * op->dirs * op->hidden;
+    const int64_t nh = (int64_t)op->layers * op->dirs * op->batch_sizes[0] * op->hidden;
+    const int64_t nw = tfl_rnn_weight_offsets(op->cell, op->layers, op->dirs, op->input_size, op->hidden,
+                                              -1, NULL);
+    int ok = 1;
+    float *x = to_f32(op->x, nx, dt, &ok), *hx = to_f32(op->hx, nh, dt, &ok);
+    float *cx = to_f32(op->cx, nh, dt, &ok), *w = to_f32(op->w, nw, dt, &ok);
+    float *dy = to_f32(op->dy, ny, dt, &ok), *dhy = to_f32(op->dhy, nh, dt, &ok);
+    float *dcy = to_f32(op->dcy, nh, dt, &ok);
+    /* weight gradients are added to: start from the current values */
+    float *dw = to_f32(op->dw, nw, dt, &ok);
+    float *y = out_f32(op->y, ny, &ok), *hy = out_f32(op->hy, nh, &ok), *cy = out_f32(op->cy, nh, &ok);
+    float *dx = out_f32(op->dx, nx, &ok), *dhx = out_f32(op->dhx, nh, &ok), *dcx = out_f32(op->dcx, nh, &ok);
+    tfl_status st = TFL_ERR_NOMEM;
+    if (ok) {
+        f.x = x; f.hx = hx; f.cx = cx; f.w = w; f.y = y; f.hy = hy; f.cy = cy;
+        f.dy = dy; f.dhy = dhy; f.dcy = dcy; f.dx = dx; f.dhx = dhx; f.dcx = dcx; f.dw = dw;
+        st = run_f32(&f);
+    }
+    if (st == TFL_OK) {
+        from_f32(op->y, y, ny, dt);
+        from_f32(op->hy, hy, nh, dt);
+        from_f32(op->cy, cy, nh, dt);
+        from_f32(op->dx, dx, nx, dt);
+        from_f32(op->dhx, dhx, nh, dt);
+        from_f32(op->dcx, dcx, nh, dt);
+        from_f32(op->dw, dw, nw, dt);
+    }
+    free(x); free(hx); free(cx); free(w); free(dy); free(dhy); free(dcy); free(dw);
+    free(y); free(hy); free(cy); free(dx); free(dhx); free(dcx);
     return st;
 }

@@ -10,7 +10,8 @@
  * inference), cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8 with
  * the reserve space of the forward call.  The weight-space layout and the
  * reserve contents are torchfl's own (ops/rnn.h); the gate order and the
- * cell equations are cuDNN's.  Accepted: float data and math, linear
+ * cell equations are cuDNN's.  Accepted: float, half or bfloat16 data
+ * (float math; the reserve is always float), linear
  * input, double bias, no projection, sequence-major data (unpacked with
  * equal lengths, or packed with lengths sorted longest first), dropout
  * between layers in training with torchfl's own mask (a hash of the
@@ -247,10 +248,11 @@ cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN direction mode %d", (int)dir);
     /* refusals of what torchfl does not compute (the descriptor itself
      * would be valid for cuDNN) */
-    if (dtype != CUDNN_DATA_FLOAT || math_prec != CUDNN_DATA_FLOAT)
+    if ((dtype != CUDNN_DATA_FLOAT && dtype != CUDNN_DATA_HALF && dtype != CUDNN_DATA_BFLOAT16) ||
+        (math_prec != CUDNN_DATA_FLOAT && math_prec != dtype))
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED,
-                              "RNN: only float data and math are supported (data %d, math %d)",
-                              (int)dtype, (int)math_prec);
+                              "RNN: data type %d with math %d is not supported (float, half or bfloat16 "
+                              "data, float math)", (int)dtype, (int)math_prec);
     if (proj != 0 && proj != hidden)
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "RNN: LSTM projection (proj %d != hidden %d) "
                               "is not supported", proj, hidden);
@@ -339,10 +341,21 @@ static int dirs_of(const struct rnn_desc *d)
     return d->dir == CUDNN_BIDIRECTIONAL ? 2 : 1;
 }
 
+/* Bytes of one data / weight element (the math is float regardless). */
+static size_t esz(const struct rnn_desc *d)
+{
+    return d->dtype == CUDNN_DATA_FLOAT ? 4 : 2;
+}
+
+static tfl_dtype tfl_type(const struct rnn_desc *d)
+{
+    return d->dtype == CUDNN_DATA_FLOAT ? TFL_DT_F32 : d->dtype == CUDNN_DATA_HALF ? TFL_DT_F16 : TFL_DT_BF16;
+}
+
 static size_t weight_bytes(const struct rnn_desc *d)
 {
     return (size_t)tfl_rnn_weight_offsets(cell_of(d), d->layers, dirs_of(d), d->input_size, d->hidden,
-                                          -1, NULL) * sizeof(float);
+                                          -1, NULL) * esz(d);
 }
 
 cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t desc, size_t *size)
@@ -380,20 +393,20 @@ cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t
     const int64_t boff = off[recurrent ? 3 : 2] + (int64_t)gate * h;
     if (mdesc) {
         const int dims[3] = { 1, h, cols }, strides[3] = { h * cols, cols, 1 };
-        cudnnStatus_t st = cudnnSetTensorNdDescriptor(mdesc, CUDNN_DATA_FLOAT, 3, dims, strides);
+        cudnnStatus_t st = cudnnSetTensorNdDescriptor(mdesc, d->dtype, 3, dims, strides);
         if (st != CUDNN_STATUS_SUCCESS)
             return st;
     }
     if (maddr)
-        *maddr = w ? (char *)w + moff * (int64_t)sizeof(float) : NULL;
+        *maddr = w ? (char *)w + moff * (int64_t)esz(d) : NULL;
     if (bdesc) {
         const int dims[3] = { 1, h, 1 }, strides[3] = { h, 1, 1 };
-        cudnnStatus_t st = cudnnSetTensorNdDescriptor(bdesc, CUDNN_DATA_FLOAT, 3, dims, strides);
+        cudnnStatus_t st = cudnnSetTensorNdDescriptor(bdesc, d->dtype, 3, dims, strides);
         if (st != CUDNN_STATUS_SUCCESS)
             return st;
     }
     if (baddr)
-        *baddr = w ? (char *)w + boff * (int64_t)sizeof(float) : NULL;
+        *baddr = w ? (char *)w + boff * (int64_t)esz(d) : NULL;
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -480,13 +493,14 @@ cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t desc, cudnnData
 /* The sequence layout as the op wants it: batch_sizes[t] rows at step t.
  * Sequence-major only; unpacked needs every length = max_seq (no padding
  * semantics), packed needs lengths sorted longest first. */
-static cudnnStatus_t seq_layout(const struct rnn_data_desc *x, int **bs_out, int *T_out, int64_t *rows)
+static cudnnStatus_t seq_layout(const struct rnn_data_desc *x, cudnnDataType_t want, int **bs_out, int *T_out,
+                                int64_t *rows)
 {
     if (!x || x->self != x || !x->set)
         return CUDNN_STATUS_BAD_PARAM;
-    if (x->dtype != CUDNN_DATA_FLOAT)
-        return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "RNN data type %d is not supported (float only)",
-                              (int)x->dtype);
+    if (x->dtype != want)
+        return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN data type %d differs from the RNN's %d",
+                              (int)x->dtype, (int)want);
     if (x->layout == CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED)
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "RNN: batch-major data layout is not supported");
     for (int b = 0; b < x->batch; b++) {
@@ -513,12 +527,12 @@ static cudnnStatus_t seq_layout(const struct rnn_data_desc *x, int **bs_out, int
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* A device range of n floats: NULL passes when optional. */
-static int range_ok(const void *p, int64_t n, int optional)
+/* A device range of n elements of e bytes: NULL passes when optional. */
+static int range_ok(size_t e, const void *p, int64_t n, int optional)
 {
     if (!p)
         return optional;
-    return n <= 0 || tfl_mem_check_range(p, (size_t)n * sizeof(float), NULL);
+    return n <= 0 || tfl_mem_check_range(p, (size_t)n * e, NULL);
 }
 
 /* Everything the three calls check alike; fills op's shape fields and
@@ -531,7 +545,7 @@ static cudnnStatus_t prepare(tfl_rnn_op *op, int **bs, cudnnHandle_t handle, con
     if (!tfl_cudnn_handle_ok(handle) || !d)
         return CUDNN_STATUS_BAD_PARAM;
     int T = 0;
-    cudnnStatus_t st = seq_layout(xd, bs, &T, rows);
+    cudnnStatus_t st = seq_layout(xd, d->dtype, bs, &T, rows);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     const int dirs = dirs_of(d);
@@ -541,7 +555,7 @@ static cudnnStatus_t prepare(tfl_rnn_op *op, int **bs, cudnnHandle_t handle, con
     else if (yd && (yd->self != yd || !yd->set || yd->vec != dirs * d->hidden || yd->batch != xd->batch ||
                     yd->layout != xd->layout || yd->max_seq != xd->max_seq))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN: y descriptor does not match x");
-    else if (wbytes < weight_bytes(d) || !range_ok(w, (int64_t)(weight_bytes(d) / sizeof(float)), 0))
+    else if (wbytes < weight_bytes(d) || !range_ok(1, w, (int64_t)weight_bytes(d), 0))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN: weight space of %zu bytes is short or not "
                             "device memory", wbytes);
     if (st == CUDNN_STATUS_SUCCESS && hdesc) {
@@ -552,7 +566,7 @@ static cudnnStatus_t prepare(tfl_rnn_op *op, int **bs, cudnnHandle_t handle, con
         if (cudnnGetTensorNdDescriptor(hdesc, 8, &dt, &nb, dims, strides) == CUDNN_STATUS_SUCCESS)
             for (int i = 3; i < nb && i < 8; i++)
                 extra_ok &= dims[i] == 1;
-        if (!extra_ok || nb < 3 || nb > 8 || dt != CUDNN_DATA_FLOAT ||
+        if (!extra_ok || nb < 3 || nb > 8 || dt != d->dtype ||
             dims[0] != d->layers * dirs || dims[1] != xd->batch || dims[2] != d->hidden ||
             strides[2] != 1 || strides[1] != d->hidden || strides[0] != xd->batch * d->hidden)
             st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN: h descriptor is not a packed [%d][%d][%d]",
@@ -564,6 +578,7 @@ static cudnnStatus_t prepare(tfl_rnn_op *op, int **bs, cudnnHandle_t handle, con
         return st;
     }
     memset(op, 0, sizeof *op);
+    op->dtype = tfl_type(d);
     op->cell = cell_of(d);
     op->layers = d->layers;
     op->dirs = dirs;
@@ -612,7 +627,7 @@ cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor
         return CUDNN_STATUS_BAD_PARAM;
     int *bs = NULL, T = 0;
     int64_t rows = 0;
-    cudnnStatus_t st = seq_layout((const struct rnn_data_desc *)xdesc, &bs, &T, &rows);
+    cudnnStatus_t st = seq_layout((const struct rnn_data_desc *)xdesc, d->dtype, &bs, &T, &rows);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     free(bs);
@@ -650,9 +665,11 @@ cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t desc, c
     if (mode == CUDNN_FWD_MODE_TRAINING && (!reserve || res_bytes < reserve_bytes(d, rows)))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN: reserve space of %zu bytes < %zu", res_bytes,
                             reserve_bytes(d, rows));
-    else if (!range_ok(x, rows * d->input_size, 0) || !range_ok(y, rows * op.dirs * d->hidden, 0) ||
-             !range_ok(hx, hn, 1) || !range_ok(hy, hn, 1) || (lstm && (!range_ok(cx, hn, 1) || !range_ok(cy, hn, 1))) ||
-             (mode == CUDNN_FWD_MODE_TRAINING && !range_ok(reserve, (int64_t)(res_bytes / sizeof(float)), 0)))
+    else if (!range_ok(esz(d), x, rows * d->input_size, 0) ||
+             !range_ok(esz(d), y, rows * op.dirs * d->hidden, 0) ||
+             !range_ok(esz(d), hx, hn, 1) || !range_ok(esz(d), hy, hn, 1) ||
+             (lstm && (!range_ok(esz(d), cx, hn, 1) || !range_ok(esz(d), cy, hn, 1))) ||
+             (mode == CUDNN_FWD_MODE_TRAINING && !range_ok(1, reserve, (int64_t)res_bytes, 0)))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN forward: a data pointer is not device memory of the "
                             "described size");
     if (st == CUDNN_STATUS_SUCCESS) {
@@ -701,10 +718,11 @@ cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t
     if (!reserve || res_bytes < reserve_bytes(d, rows))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN backward data: reserve space of %zu bytes < %zu",
                             res_bytes, reserve_bytes(d, rows));
-    else if (!range_ok(dy, rows * op.dirs * d->hidden, 0) || !range_ok(dx, rows * d->input_size, 0) ||
-             !range_ok(hx, hn, 1) || !range_ok(dhy, hn, 1) || !range_ok(dhx, hn, 1) ||
-             (lstm && (!range_ok(cx, hn, 1) || !range_ok(dcy, hn, 1) || !range_ok(dcx, hn, 1))) ||
-             !range_ok(reserve, (int64_t)(res_bytes / sizeof(float)), 0))
+    else if (!range_ok(esz(d), dy, rows * op.dirs * d->hidden, 0) ||
+             !range_ok(esz(d), dx, rows * d->input_size, 0) ||
+             !range_ok(esz(d), hx, hn, 1) || !range_ok(esz(d), dhy, hn, 1) || !range_ok(esz(d), dhx, hn, 1) ||
+             (lstm && (!range_ok(esz(d), cx, hn, 1) || !range_ok(esz(d), dcy, hn, 1) || !range_ok(esz(d), dcx, hn, 1))) ||
+             !range_ok(1, reserve, (int64_t)res_bytes, 0))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN backward data: a data pointer is not device memory "
                             "of the described size");
     if (st == CUDNN_STATUS_SUCCESS) {
@@ -750,8 +768,8 @@ cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescripto
     if (!reserve || res_bytes < reserve_bytes(d, rows))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN backward weights: reserve space of %zu bytes < %zu",
                             res_bytes, reserve_bytes(d, rows));
-    else if (!range_ok(x, rows * d->input_size, 0) || !range_ok(hx, hn, 1) ||
-             !range_ok(reserve, (int64_t)(res_bytes / sizeof(float)), 0))
+    else if (!range_ok(esz(d), x, rows * d->input_size, 0) || !range_ok(esz(d), hx, hn, 1) ||
+             !range_ok(1, reserve, (int64_t)res_bytes, 0))
         st = tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN backward weights: a data pointer is not device "
                             "memory of the described size");
     if (st == CUDNN_STATUS_SUCCESS) {

@@ -6,10 +6,10 @@ host (sgemm + the cell equations).  Every case is computed on `cuda` and on
 `cpu` from the same module weights and inputs (made on the CPU, copied):
 the output, h_n, c_n, and the gradients of the input, h0 / c0 and every
 weight and bias, over the cell kinds, layer counts, bidirectional,
-batch_first, h0 given or not, packed sequences (sorted and unsorted) and
-inference, dropout between layers in training (torchfl's own mask), and
-what torchfl refuses (projections) fails with a clean error and the
-process goes on.
+batch_first, h0 given or not, packed sequences (sorted and unsorted),
+float16 / bfloat16 (and autocast), inference, dropout between layers in training (torchfl's own mask), and
+what torchfl refuses (projections, float64) fails with a clean error and
+the process goes on.
 """
 import pytest
 import torch
@@ -201,11 +201,64 @@ def test_rnn_dropout_training(cuda, kind):
         assert p.grad.abs().sum().item() > 0, n
 
 
+LOWP_TOL = {torch.float16: 3e-3, torch.bfloat16: 2e-2}
+
+
+# (bfloat16 modules are not flattened by PyTorch: it warns and copies.)
+@pytest.mark.filterwarnings("ignore:RNN module weights are not part")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_rnn_half(cuda, kind, dtype):
+    # Half / bfloat16 storage, float math (cuDNN's math precision for half
+    # RNNs): compared with the CPU in float32 from the same rounded
+    # weights and inputs, to a few units of the storage type's rounding.
+    torch.manual_seed(31)
+    mc = _module(kind, 4, 5, num_layers=2, bidirectional=True).cuda().to(dtype)
+    m = _module(kind, 4, 5, num_layers=2, bidirectional=True)
+    m.load_state_dict({k: v.float().cpu() for k, v in mc.state_dict().items()})
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(4, 3, 4, generator=g).to(dtype)
+    xc = x.to(cuda).requires_grad_()
+    xf = x.float().requires_grad_()
+    y, hn = m(xf)
+    yc, hnc = mc(xc)
+    assert yc.dtype == dtype
+    tol = LOWP_TOL[dtype]
+
+    def near(got, want, what):
+        got = got.detach().float().cpu()
+        err = (got - want.detach()).abs().max().item()
+        assert err <= tol * (1 + want.abs().max().item()), "{}: max abs err {}".format(what, err)
+
+    near(yc, y, "output")
+    for a, b, n in zip(_flat(hnc), _flat(hn), ["h_n", "c_n"]):
+        near(a, b, n)
+    gy = torch.randn(y.shape, generator=g).to(dtype)
+    (y * gy.float()).sum().backward()
+    (yc * gy.to(cuda)).sum().backward()
+    near(xc.grad, xf.grad, "grad input")
+    for (n, p), (_, pc) in zip(m.named_parameters(), mc.named_parameters()):
+        near(pc.grad, p.grad, "grad " + n)
+
+
+def test_lstm_autocast(cuda):
+    # Under autocast PyTorch runs the LSTM in float16 through cuDNN.
+    torch.manual_seed(4)
+    mc = torch.nn.LSTM(4, 5).cuda()
+    with torch.autocast("cuda"):
+        y, (h, c) = mc(torch.randn(3, 2, 4).to(cuda))
+    assert y.dtype == torch.float16 and torch.isfinite(y).all()
+    assert torch.equal(y[-1].float(), h[0].float())
+
+
 def test_rnn_refusals(cuda):
-    # LSTM projections are not computed by torchfl: a clean cuDNN error,
-    # and the process goes on.
+    # LSTM projections and float64 are not computed by torchfl: a clean
+    # cuDNN error, and the process goes on.
     x = torch.randn(3, 2, 4).to(cuda)
     with pytest.raises(RuntimeError, match="CUDNN_STATUS_NOT_SUPPORTED"):
         torch.nn.LSTM(4, 6, proj_size=3).cuda()(x)
+    # float64 RNNs go to cuDNN too; torchfl computes in float, so it refuses
+    with pytest.raises(RuntimeError, match="CUDNN_STATUS_NOT_SUPPORTED"):
+        torch.nn.GRU(4, 6).cuda().double()(x.double())
     y, _ = torch.nn.GRU(4, 6).cuda()(x)
     assert y.shape == (3, 2, 6)
