@@ -54,9 +54,9 @@ int main()
     cudnnGetLastErrorString(msg, sizeof msg);
     CHECK(strstr(msg, "projection") != NULL);
     CK_IS(cudnnSetRNNDescriptor_v8(rd, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
-                                   CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE,
+                                   CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_DOUBLE, CUDNN_DATA_FLOAT,
                                    CUDNN_DEFAULT_MATH, I, H, H, L, drop, 0),
-          CUDNN_STATUS_NOT_SUPPORTED);
+          CUDNN_STATUS_NOT_SUPPORTED);   /* double data, float math */
     CK_IS(cudnnSetRNNDescriptor_v8(rd, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
                                    CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
                                    CUDNN_DEFAULT_MATH, I, -1, H, L, drop, 0),

@@ -5,8 +5,8 @@
  * A whole multi-layer (optionally bidirectional) RNN, LSTM or GRU over a
  * sequence, in one of three passes, with cuDNN's semantics (the cuDNN
  * intercept fills this from cudnnRNNForward / cudnnRNNBackwardData_v8 /
- * cudnnRNNBackwardWeights_v8).  float32, float16 or bfloat16 storage,
- * float math.
+ * cudnnRNNBackwardWeights_v8).  float32, float16 or bfloat16 storage with
+ * float math, or float64 with double math.
  *
  * Sequence data (x, y, dx, dy) is sequence-major and packed: time step t
  * holds batch_sizes[t] rows, rows of step t start at row
@@ -35,8 +35,9 @@
  * [G * hidden][in_p] matrix.
  *
  * Reserve space: what FWD leaves for the backward passes (its size is
- * tfl_rnn_reserve_floats() floats); BWD_DATA adds the gate gradients that
- * BWD_WEIGHTS reads, so the three calls must share it.
+ * tfl_rnn_reserve_floats() elements: doubles for F64 data, else floats);
+ * BWD_DATA adds the gate gradients that BWD_WEIGHTS reads, so the three
+ * calls must share it.
  *
  *   FWD:         y, hy, cy from x, hx, cx, w (reserve filled when non-NULL;
  *                without one, no dropout: inference)
@@ -70,13 +71,14 @@ typedef struct tfl_rnn_op {
     int seq_len;               /* T: entries of batch_sizes            */
     const int *batch_sizes;    /* host array [T], see above            */
     /* Data, states, weights and their gradients: elements of dtype
-     * (TFL_DT_F32, TFL_DT_F16 or TFL_DT_BF16; math is float either way). */
+     * (TFL_DT_F32, TFL_DT_F16, TFL_DT_BF16: float math; TFL_DT_F64:
+     * double math). */
     tfl_dtype dtype;
     const void *x, *hx, *cx, *w;
     void *y, *hy, *cy;
     const void *dy, *dhy, *dcy;
     void *dx, *dhx, *dcx, *dw;
-    float *reserve;            /* always float                          */
+    void *reserve;             /* double for F64 data, else float       */
     size_t reserve_bytes;      /* size of reserve as given             */
     /* Dropout between layers (training only: FWD with a reserve; the
      * backward passes must get the same value).  Layer l > 0 reads

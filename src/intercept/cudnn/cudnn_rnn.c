@@ -11,7 +11,7 @@
  * the reserve space of the forward call.  The weight-space layout and the
  * reserve contents are torchfl's own (ops/rnn.h); the gate order and the
  * cell equations are cuDNN's.  Accepted: float, half or bfloat16 data
- * (float math; the reserve is always float), linear
+ * (float math), double data (double math), linear
  * input, double bias, no projection, sequence-major data (unpacked with
  * equal lengths, or packed with lengths sorted longest first), dropout
  * between layers in training with torchfl's own mask (a hash of the
@@ -248,11 +248,13 @@ cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t
         return tfl_cudnn_fail(CUDNN_STATUS_BAD_PARAM, "RNN direction mode %d", (int)dir);
     /* refusals of what torchfl does not compute (the descriptor itself
      * would be valid for cuDNN) */
-    if ((dtype != CUDNN_DATA_FLOAT && dtype != CUDNN_DATA_HALF && dtype != CUDNN_DATA_BFLOAT16) ||
-        (math_prec != CUDNN_DATA_FLOAT && math_prec != dtype))
+    if (dtype == CUDNN_DATA_DOUBLE ? math_prec != CUDNN_DATA_DOUBLE
+                                   : ((dtype != CUDNN_DATA_FLOAT && dtype != CUDNN_DATA_HALF &&
+                                       dtype != CUDNN_DATA_BFLOAT16) ||
+                                      (math_prec != CUDNN_DATA_FLOAT && math_prec != dtype)))
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED,
                               "RNN: data type %d with math %d is not supported (float, half or bfloat16 "
-                              "data, float math)", (int)dtype, (int)math_prec);
+                              "data with float math, or double)", (int)dtype, (int)math_prec);
     if (proj != 0 && proj != hidden)
         return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED, "RNN: LSTM projection (proj %d != hidden %d) "
                               "is not supported", proj, hidden);
@@ -344,12 +346,17 @@ static int dirs_of(const struct rnn_desc *d)
 /* Bytes of one data / weight element (the math is float regardless). */
 static size_t esz(const struct rnn_desc *d)
 {
-    return d->dtype == CUDNN_DATA_FLOAT ? 4 : 2;
+    return d->dtype == CUDNN_DATA_DOUBLE ? 8 : d->dtype == CUDNN_DATA_FLOAT ? 4 : 2;
 }
 
 static tfl_dtype tfl_type(const struct rnn_desc *d)
 {
-    return d->dtype == CUDNN_DATA_FLOAT ? TFL_DT_F32 : d->dtype == CUDNN_DATA_HALF ? TFL_DT_F16 : TFL_DT_BF16;
+    switch (d->dtype) {
+    case CUDNN_DATA_DOUBLE: return TFL_DT_F64;
+    case CUDNN_DATA_FLOAT:  return TFL_DT_F32;
+    case CUDNN_DATA_HALF:   return TFL_DT_F16;
+    default:                return TFL_DT_BF16;
+    }
 }
 
 static size_t weight_bytes(const struct rnn_desc *d)
@@ -598,8 +605,9 @@ static int drops(const struct rnn_desc *d)
 
 static size_t reserve_bytes(const struct rnn_desc *d, int64_t rows)
 {
+    /* reserve elements are the math type: double for double data */
     return (size_t)tfl_rnn_reserve_floats(cell_of(d), d->layers, dirs_of(d), d->hidden, rows, drops(d)) *
-           sizeof(float);
+           (d->dtype == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float));
 }
 
 static cudnnStatus_t route(const tfl_rnn_op *rop, cudnnHandle_t handle, const char *name)

@@ -7,9 +7,9 @@ host (sgemm + the cell equations).  Every case is computed on `cuda` and on
 the output, h_n, c_n, and the gradients of the input, h0 / c0 and every
 weight and bias, over the cell kinds, layer counts, bidirectional,
 batch_first, h0 given or not, packed sequences (sorted and unsorted),
-float16 / bfloat16 (and autocast), inference, dropout between layers in training (torchfl's own mask), and
-what torchfl refuses (projections, float64) fails with a clean error and
-the process goes on.
+float64, float16 / bfloat16 (and autocast), inference, dropout between layers in training (torchfl's own mask), and
+what torchfl refuses (projections) fails with a clean error and the
+process goes on.
 """
 import pytest
 import torch
@@ -201,6 +201,39 @@ def test_rnn_dropout_training(cuda, kind):
         assert p.grad.abs().sum().item() > 0, n
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("bidir", [False, True])
+def test_rnn_double(cuda, kind, bidir):
+    # float64 RNNs go to cuDNN too: computed in double (dgemm), so they
+    # match the CPU to double rounding.
+    torch.manual_seed(41)
+    m = _module(kind, 3, 4, num_layers=2, bidirectional=bidir).double()
+    mc = _module(kind, 3, 4, num_layers=2, bidirectional=bidir).cuda().double()
+    mc.load_state_dict(m.state_dict())
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(5, 2, 3, generator=g, dtype=torch.float64)
+    xc = x.to(cuda).requires_grad_()
+    x.requires_grad_()
+    y, hn = m(x)
+    yc, hnc = mc(xc)
+    assert yc.dtype == torch.float64
+
+    def near(got, want, what):
+        got = got.detach().cpu()
+        assert torch.allclose(got, want.detach(), rtol=1e-11, atol=1e-12), \
+            "{}: max abs err {}".format(what, (got - want.detach()).abs().max().item())
+
+    near(yc, y, "output")
+    for a, b, n in zip(_flat(hnc), _flat(hn), ["h_n", "c_n"]):
+        near(a, b, n)
+    gy = torch.randn(y.shape, generator=g, dtype=torch.float64)
+    (y * gy).sum().backward()
+    (yc * gy.to(cuda)).sum().backward()
+    near(xc.grad, x.grad, "grad input")
+    for (n, p), (_, pc) in zip(m.named_parameters(), mc.named_parameters()):
+        near(pc.grad, p.grad, "grad " + n)
+
+
 LOWP_TOL = {torch.float16: 3e-3, torch.bfloat16: 2e-2}
 
 
@@ -252,13 +285,10 @@ def test_lstm_autocast(cuda):
 
 
 def test_rnn_refusals(cuda):
-    # LSTM projections and float64 are not computed by torchfl: a clean
-    # cuDNN error, and the process goes on.
+    # LSTM projections are not computed by torchfl: a clean cuDNN error,
+    # and the process goes on.
     x = torch.randn(3, 2, 4).to(cuda)
     with pytest.raises(RuntimeError, match="CUDNN_STATUS_NOT_SUPPORTED"):
         torch.nn.LSTM(4, 6, proj_size=3).cuda()(x)
-    # float64 RNNs go to cuDNN too; torchfl computes in float, so it refuses
-    with pytest.raises(RuntimeError, match="CUDNN_STATUS_NOT_SUPPORTED"):
-        torch.nn.GRU(4, 6).cuda().double()(x.double())
     y, _ = torch.nn.GRU(4, 6).cuda()(x)
     assert y.shape == (3, 2, 6)
