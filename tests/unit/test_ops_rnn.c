@@ -4,7 +4,8 @@
  * time step and one row at a time, no GEMM, no reserve), for RNN relu /
  * tanh, LSTM and GRU, 1..2 layers, one or two directions, packed
  * sequences of unequal length, hx / cx given or not, and dropout between
- * layers (the reference applies the mask the op left in its reserve).
+ * layers (the reference applies the mask the op left in its reserve);
+ * float64 data (to double rounding) and float16 data (to half's).
  * Gradients: the reference's are central differences of the scalar
  * L = sum(y * gy) + sum(hy * ghy) + sum(cy * gcy) (double, so they do not
  * share the backward code's bugs); host_rnn's BWD_DATA and BWD_WEIGHTS
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "common/half.h"
 
 static int failures, checks;
 
@@ -298,6 +300,107 @@ static void run_case(const rcase *c)
     g_masks = NULL;
 }
 
+/* ------------------------------------------- float64 and float16 data */
+
+/* A buffer of n values of dt from doubles (rounded to dt; the doubles are
+ * rounded in place too, so the reference sees what the op sees). */
+static void *to_dt(double *a, int n, tfl_dtype dt)
+{
+    if (!a)
+        return NULL;
+    void *b = calloc((size_t)n + 1, 8);
+    for (int i = 0; i < n; i++) {
+        if (dt == TFL_DT_F64) {
+            ((double *)b)[i] = a[i];
+        } else {
+            uint16_t h = tfl_f32_to_f16((float)a[i]);
+            ((uint16_t *)b)[i] = h;
+            a[i] = tfl_f16_to_f32(h);
+        }
+    }
+    return b;
+}
+
+static double dt_at(const void *b, int i, tfl_dtype dt)
+{
+    return dt == TFL_DT_F64 ? ((const double *)b)[i] : tfl_f16_to_f32(((const uint16_t *)b)[i]);
+}
+
+static double maxerr_dt(const void *got, const double *want, int n, tfl_dtype dt)
+{
+    double e = 0;
+    for (int i = 0; i < n; i++) {
+        double d = fabs(dt_at(got, i, dt) - want[i]) / (1.0 + fabs(want[i]));
+        if (!(d <= e))
+            e = d;
+    }
+    return e;
+}
+
+/* The F64 path (double math: tight) and the F16 path (float math on
+ * half storage: to half's rounding), forward and both backward passes. */
+static void run_case_dt(const rcase *c, tfl_dtype dt)
+{
+    const int D = c->dirs, H = c->H, B = c->bs[0];
+    int n = 0;
+    for (int t = 0; t < c->T; t++)
+        n += c->bs[t];
+    const int nw = (int)tfl_rnn_weight_offsets(c->cell, c->layers, D, c->in, H, -1, NULL);
+    const int nh = c->layers * D * B * H, ny = n * D * H, nx = n * c->in;
+    const int lstm = c->cell == TFL_RNN_LSTM;
+    const double ftol = dt == TFL_DT_F64 ? 1e-12 : 4e-3, gtol = dt == TFL_DT_F64 ? 1e-7 : 1.5e-2;
+    double *x = alloc_rand(nx, 1.0), *w = alloc_rand(nw, 0.5), *hx = alloc_rand(nh, 0.8);
+    double *cx = lstm ? alloc_rand(nh, 0.8) : NULL;
+    double *gy = alloc_rand(ny, 1.0), *ghy = alloc_rand(nh, 1.0), *gcy = alloc_rand(nh, 1.0);
+    void *bx = to_dt(x, nx, dt), *bwt = to_dt(w, nw, dt), *bhx = to_dt(hx, nh, dt), *bcx = to_dt(cx, nh, dt);
+    void *bgy = to_dt(gy, ny, dt), *bghy = to_dt(ghy, nh, dt), *bgcy = to_dt(gcy, nh, dt);
+    double *y = calloc((size_t)ny + 1, 8), *hy = calloc((size_t)nh + 1, 8), *cy = calloc((size_t)nh + 1, 8);
+    double *ty = calloc((size_t)ny + 1, 8), *thy = calloc((size_t)nh + 1, 8), *tcy = calloc((size_t)nh + 1, 8);
+    ref_forward(c, x, hx, cx, w, y, hy, cy, gy, ghy, gcy);
+    void *by = calloc((size_t)ny + 1, 8), *bhy = calloc((size_t)nh + 1, 8), *bcy = calloc((size_t)nh + 1, 8);
+    void *bdx = calloc((size_t)nx + 1, 8), *bdhx = calloc((size_t)nh + 1, 8), *bdcx = calloc((size_t)nh + 1, 8);
+    void *bdw = calloc((size_t)nw + 1, 8);
+    const size_t rb = (size_t)tfl_rnn_reserve_floats(c->cell, c->layers, D, H, n, 0) *
+                      (dt == TFL_DT_F64 ? 8 : 4);
+    void *res = calloc(rb + 8, 1);
+    tfl_rnn_op op;
+    memset(&op, 0, sizeof op);
+    op.dtype = dt;
+    op.cell = c->cell; op.layers = c->layers; op.dirs = D; op.input_size = c->in; op.hidden = H;
+    op.seq_len = c->T; op.batch_sizes = c->bs; op.pass = TFL_RNN_FWD;
+    op.x = bx; op.w = bwt; op.hx = bhx; op.cx = bcx; op.y = by; op.hy = bhy; op.cy = lstm ? bcy : NULL;
+    op.reserve = res; op.reserve_bytes = rb;
+    CHECK(host_rnn(&op) == TFL_OK, "dt %d forward failed", (int)dt);
+    CHECK(maxerr_dt(by, y, ny, dt) < ftol, "dt %d cell %d: y err %g", (int)dt, (int)c->cell, maxerr_dt(by, y, ny, dt));
+    CHECK(maxerr_dt(bhy, hy, nh, dt) < ftol, "dt %d cell %d: hy err %g", (int)dt, (int)c->cell,
+          maxerr_dt(bhy, hy, nh, dt));
+    tfl_rnn_op bd = op;
+    bd.pass = TFL_RNN_BWD_DATA;
+    bd.dy = bgy; bd.dhy = bghy; bd.dcy = lstm ? bgcy : NULL; bd.dx = bdx; bd.dhx = bdhx; bd.dcx = lstm ? bdcx : NULL;
+    CHECK(host_rnn(&bd) == TFL_OK, "dt %d backward data failed", (int)dt);
+    tfl_rnn_op bw = op;
+    bw.pass = TFL_RNN_BWD_WEIGHTS;
+    bw.dw = bdw; bw.w = NULL;
+    CHECK(host_rnn(&bw) == TFL_OK, "dt %d backward weights failed", (int)dt);
+    double *g = calloc((size_t)(nw + nx + nh) + 1, 8);
+    numgrad(c, x, hx, cx, w, x, nx, g, gy, ghy, gcy, ty, thy, tcy);
+    CHECK(maxerr_dt(bdx, g, nx, dt) < gtol, "dt %d cell %d: dx err %g", (int)dt, (int)c->cell,
+          maxerr_dt(bdx, g, nx, dt));
+    numgrad(c, x, hx, cx, w, w, nw, g, gy, ghy, gcy, ty, thy, tcy);
+    CHECK(maxerr_dt(bdw, g, nw, dt) < gtol, "dt %d cell %d: dw err %g", (int)dt, (int)c->cell,
+          maxerr_dt(bdw, g, nw, dt));
+    numgrad(c, x, hx, cx, w, hx, nh, g, gy, ghy, gcy, ty, thy, tcy);
+    CHECK(maxerr_dt(bdhx, g, nh, dt) < gtol, "dt %d cell %d: dhx err %g", (int)dt, (int)c->cell,
+          maxerr_dt(bdhx, g, nh, dt));
+    if (lstm) {
+        numgrad(c, x, hx, cx, w, cx, nh, g, gy, ghy, gcy, ty, thy, tcy);
+        CHECK(maxerr_dt(bdcx, g, nh, dt) < gtol, "dt %d: dcx err %g", (int)dt, maxerr_dt(bdcx, g, nh, dt));
+    }
+    free(x); free(w); free(hx); free(cx); free(gy); free(ghy); free(gcy); free(bx); free(bwt); free(bhx);
+    free(bcx); free(bgy); free(bghy); free(bgcy); free(y); free(hy); free(cy); free(ty); free(thy); free(tcy);
+    free(by); free(bhy); free(bcy); free(bdx); free(bdhx); free(bdcx); free(bdw); free(res); free(g);
+}
+
 int main(void)
 {
     const tfl_rnn_cell cells[4] = { TFL_RNN_RELU, TFL_RNN_TANH, TFL_RNN_LSTM, TFL_RNN_GRU };
@@ -320,6 +423,12 @@ int main(void)
             run_case(&a);
             run_case(&b);
         }
+    /* float64 (double math) and float16 storage */
+    for (int ci = 0; ci < 4; ci++) {
+        rcase a = { cells[ci], 2, 2, 3, 4, 4, { 3, 2, 2, 1 }, 1, 0.0f };
+        run_case_dt(&a, TFL_DT_F64);
+        run_case_dt(&a, TFL_DT_F16);
+    }
     /* refusals */
     int bs[2] = { 1, 2 };
     float w[512] = { 0 }, x[16] = { 0 };
