@@ -120,15 +120,15 @@ static inline int64_t tfl_rnn_weight_offsets(tfl_rnn_cell cell, int layers, int 
 
 /* Reserve floats for n = sum(batch_sizes) rows: per pseudo-layer and row
  * the G * hidden gate activations, hidden floats of cell state (LSTM) or
- * R_n h + b_Rn (GRU), the input-side and the recurrent-side gate
- * gradients (G * hidden each); then every layer's output (dirs * hidden
+ * R_n h + b_Rn (GRU), the input-side gate gradients (G * hidden) and, for
+ * GRU only (whose n gate makes them differ), the recurrent-side ones; then every layer's output (dirs * hidden
  * per row); with dropout (nonzero), for each layer > 0 its dropped input
  * and the mask's scale factors (dirs * hidden per row each). */
 static inline int64_t tfl_rnn_reserve_floats(tfl_rnn_cell cell, int layers, int dirs,
                                              int hidden, int64_t n, int dropout)
 {
     const int64_t g = tfl_rnn_gates(cell), h = hidden;
-    const int64_t per_pl = n * (3 * g * h + h);
+    const int64_t per_pl = n * ((cell == TFL_RNN_GRU ? 3 : 2) * g * h + h);
     return (int64_t)layers * dirs * per_pl + (int64_t)layers * n * dirs * h +
            (dropout ? 2 * (int64_t)(layers - 1) * n * dirs * h : 0);
 }

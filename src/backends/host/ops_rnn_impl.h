@@ -52,7 +52,9 @@ static int RN(geom_init)(RN(geom) *g, const RN(rnnop) *op)
     for (int t = 0; t < g->T; t++)
         g->off[t + 1] = g->off[t] + op->batch_sizes[t];
     g->n = g->off[g->T];
-    g->per_pl = g->n * (3 * g->gh + g->H);
+    /* the recurrent-side gate gradients differ from the input-side ones
+     * only for GRU (its n gate); the others share one array */
+    g->per_pl = g->n * ((op->cell == TFL_RNN_GRU ? 3 : 2) * g->gh + g->H);
     return 1;
 }
 
@@ -60,7 +62,10 @@ static int RN(geom_init)(RN(geom) *g, const RN(rnnop) *op)
 static RT *RN(res_act)(const RN(geom) *g, int p) { return g->res + p * g->per_pl; }
 static RT *RN(res_aux)(const RN(geom) *g, int p) { return RN(res_act)(g, p) + g->n * g->gh; }
 static RT *RN(res_dx)(const RN(geom) *g, int p) { return RN(res_aux)(g, p) + g->n * g->H; }
-static RT *RN(res_dh)(const RN(geom) *g, int p) { return RN(res_dx)(g, p) + g->n * g->gh; }
+static RT *RN(res_dh)(const RN(geom) *g, int p)
+{
+    return g->op->cell == TFL_RNN_GRU ? RN(res_dx)(g, p) + g->n * g->gh : RN(res_dx)(g, p);
+}
 /* Layer l's output, [n][dirs * H]. */
 static RT *RN(res_y)(const RN(geom) *g, int l)
 {
