@@ -119,7 +119,7 @@ typedef enum tfl_op_kind {
     TFL_OP_CONV = 16,        /* convolution fwd / bwd data / bwd filter (ops/conv.h) */
     TFL_OP_BATCHNORM = 17,   /* batch norm / group norm (ops/batchnorm.h) */
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
-    /* 19: reserved (rnn) */
+    TFL_OP_RNN = 19,         /* RNN / LSTM / GRU fwd and bwd (ops/rnn.h)   */
     TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
@@ -199,6 +199,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/conv.h"
 #include "torchfl/ops/spatial.h"
 #include "torchfl/ops/misc.h"
+#include "torchfl/ops/rnn.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -223,6 +224,7 @@ typedef struct tfl_op {
         tfl_conv_op conv;
         tfl_spatial_op spatial;
         tfl_misc_op misc;
+        tfl_rnn_op rnn;
     } u;
 } tfl_op;
 
