@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "cudnn/cudnn_internal.h"
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/runtime.h"
@@ -45,26 +46,12 @@ static int desc_ok(const struct tensor_desc *d)
 
 cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *out)
 {
-    if (!out)
-        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-    struct tensor_desc *d = calloc(1, sizeof *d);
-    if (!d)
-        return CUDNN_STATUS_ALLOC_FAILED;
-    d->self = d;
-    *out = (cudnnTensorDescriptor_t)d;
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_new(sizeof(struct tensor_desc), (void **)out);
 }
 
 cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t desc)
 {
-    struct tensor_desc *d = (struct tensor_desc *)desc;
-    if (!d)
-        return CUDNN_STATUS_SUCCESS;
-    if (d->self != d)
-        return CUDNN_STATUS_BAD_PARAM;
-    d->self = NULL;
-    free(d);
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_free(desc);
 }
 
 cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t dtype,

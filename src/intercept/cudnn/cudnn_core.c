@@ -198,3 +198,27 @@ cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream)
     *stream = ((struct cudnn_handle *)handle)->stream;
     return CUDNN_STATUS_SUCCESS;
 }
+
+cudnnStatus_t tfl_cudnn_desc_new(size_t size, void **out)
+{
+    if (!out)
+        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    void **d = calloc(1, size);
+    if (!d)
+        return CUDNN_STATUS_ALLOC_FAILED;
+    *d = d;
+    *out = d;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t tfl_cudnn_desc_free(void *desc)
+{
+    void **d = desc;
+    if (!d)
+        return CUDNN_STATUS_SUCCESS;
+    if (*d != d)
+        return CUDNN_STATUS_BAD_PARAM;
+    *d = NULL;
+    free(d);
+    return CUDNN_STATUS_SUCCESS;
+}

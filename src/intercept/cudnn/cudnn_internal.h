@@ -17,6 +17,13 @@ struct cudnn_handle {
 /* Nonzero for a handle cudnnCreate gave out and cudnnDestroy did not take. */
 int tfl_cudnn_handle_ok(cudnnHandle_t h);
 
+/* Legacy descriptors are structs whose first member points at the
+ * struct itself while it lives (a cheap check against stale or foreign
+ * pointers).  desc_new allocates one zeroed, size bytes, and stores it in
+ * *out; desc_free checks and frees it (NULL is fine). */
+cudnnStatus_t tfl_cudnn_desc_new(size_t size, void **out);
+cudnnStatus_t tfl_cudnn_desc_free(void *desc);
+
 /* Record one line for cudnnGetLastErrorString (and the debug log) and
  * return st. */
 cudnnStatus_t tfl_cudnn_fail(cudnnStatus_t st, const char *fmt, ...)

@@ -129,26 +129,12 @@ struct rnn_data_desc {
 
 cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *out)
 {
-    if (!out)
-        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-    struct dropout_desc *d = calloc(1, sizeof *d);
-    if (!d)
-        return CUDNN_STATUS_ALLOC_FAILED;
-    d->self = d;
-    *out = (cudnnDropoutDescriptor_t)d;
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_new(sizeof(struct dropout_desc), (void **)out);
 }
 
 cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t desc)
 {
-    struct dropout_desc *d = (struct dropout_desc *)desc;
-    if (!d)
-        return CUDNN_STATUS_SUCCESS;
-    if (d->self != d)
-        return CUDNN_STATUS_BAD_PARAM;
-    d->self = NULL;
-    free(d);
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_free(desc);
 }
 
 cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *size)
@@ -207,26 +193,12 @@ cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t desc, cudnnHand
 
 cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *out)
 {
-    if (!out)
-        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-    struct rnn_desc *d = calloc(1, sizeof *d);
-    if (!d)
-        return CUDNN_STATUS_ALLOC_FAILED;
-    d->self = d;
-    *out = (cudnnRNNDescriptor_t)d;
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_new(sizeof(struct rnn_desc), (void **)out);
 }
 
 cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t desc)
 {
-    struct rnn_desc *d = (struct rnn_desc *)desc;
-    if (!d)
-        return CUDNN_STATUS_SUCCESS;
-    if (d->self != d)
-        return CUDNN_STATUS_BAD_PARAM;
-    d->self = NULL;
-    free(d);
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_free(desc);
 }
 
 cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cell,
@@ -421,27 +393,15 @@ cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t
 
 cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *out)
 {
-    if (!out)
-        return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-    struct rnn_data_desc *d = calloc(1, sizeof *d);
-    if (!d)
-        return CUDNN_STATUS_ALLOC_FAILED;
-    d->self = d;
-    *out = (cudnnRNNDataDescriptor_t)d;
-    return CUDNN_STATUS_SUCCESS;
+    return tfl_cudnn_desc_new(sizeof(struct rnn_data_desc), (void **)out);
 }
 
 cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t desc)
 {
     struct rnn_data_desc *d = (struct rnn_data_desc *)desc;
-    if (!d)
-        return CUDNN_STATUS_SUCCESS;
-    if (d->self != d)
-        return CUDNN_STATUS_BAD_PARAM;
-    d->self = NULL;
-    free(d->lens);
-    free(d);
-    return CUDNN_STATUS_SUCCESS;
+    if (d && d->self == d)
+        free(d->lens);
+    return tfl_cudnn_desc_free(desc);
 }
 
 cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t desc, cudnnDataType_t dtype,
