@@ -140,6 +140,8 @@ CBIN = {
     "resolve_neg": lambda a, b: (-a.conj()).resolve_neg().resolve_conj(),
     "reciprocal": lambda a, b: torch.reciprocal(a),
     "real_math": lambda a, b: a.real * 2 + b.imag,
+    "abs": lambda a, b: torch.abs(a * b),
+    "angle": lambda a, b: torch.angle(a + b),
     "view_as_real": lambda a, b: torch.view_as_real(a * b) + 1,
     "where": lambda a, b: torch.where(a.real > 0, a, b),
     "masked_fill": lambda a, b: a.masked_fill(b.real > 0, 3 - 4j),
@@ -179,3 +181,15 @@ def test_complex_fill(cuda, dtype):
         cclose(torch.full(shape, 1.5 - 2j, dtype=dtype, device=cuda),
                torch.full(shape, 1.5 - 2j, dtype=dtype))
         cclose(torch.zeros(shape, dtype=dtype, device=cuda), torch.zeros(shape, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_complex_backward(cuda, dtype):
+    """Gradients through complex(), polar(), complex mul/div/conj into real leaves."""
+    def fn(a, b, r, t):
+        z = torch.complex(a, b) * torch.polar(r, t)
+        w = z * (1 - 2j) / (z.conj() + 3)
+        return torch.view_as_real(z).pow(2).sum() + torch.view_as_real(w).sum()
+    a, b, t = make((5, 3), dtype, 21), make((5, 3), dtype, 22), make((5, 3), dtype, 23)
+    r = make((5, 3), dtype, 24).abs() + 0.1
+    run_both(cuda, fn, a, b, r, t)
