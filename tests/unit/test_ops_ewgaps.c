@@ -125,6 +125,10 @@ static double ref_loss(int code, double a, double b, double c, double p0, double
     case TFL_EW_HARDSHRINK: return fabs(a) <= p0 ? 0 : a;
     case TFL_EW_SHRINK_BACKWARD: return fabs(b) <= p0 ? 0 : a;
     case TFL_EW_ANGLE: return a < 0 ? 3.14159265358979323846 : 0;
+    case TFL_EW_LOGIT: return log(a / (1 - a));
+    case TFL_EW_LOGIT_BACKWARD: return a / (b * (1 - b));
+    case TFL_EW_BCE: return (b - 1) * fmax(log(1 - a), -100) - b * fmax(log(a), -100);
+    case TFL_EW_BCE_BACKWARD: return a * (b - c) / fmax((1 - b) * b, 1e-12);
     default: return NAN;
     }
 }
@@ -135,17 +139,25 @@ static void test_losses(void)
         { TFL_EW_SMOOTH_L1, 2 }, { TFL_EW_HUBER, 2 }, { TFL_EW_SMOOTH_L1_BACKWARD, 3 },
         { TFL_EW_HUBER_BACKWARD, 3 }, { TFL_EW_MSE_BACKWARD, 3 }, { TFL_EW_SOFTSHRINK, 1 },
         { TFL_EW_HARDSHRINK, 1 }, { TFL_EW_SHRINK_BACKWARD, 2 }, { TFL_EW_ANGLE, 1 },
+        { TFL_EW_BCE, 2 }, { TFL_EW_BCE_BACKWARD, 3 }, { TFL_EW_LOGIT, 1 },
+        { TFL_EW_LOGIT_BACKWARD, 2 },
     };
     float a[N], b[N], c[N], o[N];
     double ad[N], bd[N], cd[N], od[N];
-    for (int i = 0; i < N; i++) {
-        a[i] = (float)(((i * 37) % 101) - 50) / 17.0f;
-        b[i] = (float)(((i * 53) % 89) - 44) / 23.0f;
-        c[i] = (float)(((i * 11) % 13) - 6) / 3.0f;
-        ad[i] = a[i]; bd[i] = b[i]; cd[i] = c[i];
-    }
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         int code = ops[k].code, nin = ops[k].nin;
+        /* BCE and logit read probabilities: its input (and target) in (0, 1) */
+        int first_p = code == TFL_EW_BCE || code == TFL_EW_LOGIT ? 0
+                    : code == TFL_EW_BCE_BACKWARD || code == TFL_EW_LOGIT_BACKWARD ? 1 : 3;
+        for (int i = 0; i < N; i++) {
+            float *in[3] = { &a[i], &b[i], &c[i] };
+            double *ind[3] = { &ad[i], &bd[i], &cd[i] };
+            for (int j = 0; j < 3; j++) {
+                float raw = (float)(((i * (37 + 16 * j)) % (101 - 12 * j)) - 50 + 6 * j) / (17.0f + 6 * j);
+                *in[j] = j >= first_p ? 1.0f / (1.0f + expf(-raw)) : raw;
+                *ind[j] = *in[j];
+            }
+        }
         double p0 = code == TFL_EW_SMOOTH_L1_BACKWARD || code == TFL_EW_HUBER_BACKWARD ? 0.25 : 0.7;
         double p1 = 0.6;
         /* float32 (the fast in-place path) */

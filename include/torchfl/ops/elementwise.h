@@ -160,6 +160,14 @@ typedef enum tfl_ew_code {
     TFL_EW_HARDSHRINK,      /* -p0 <= a <= p0 ? 0 : a                     */
     TFL_EW_SHRINK_BACKWARD, /* a = dy, b = x: -p0 <= b <= p0 ? 0 : a       */
     TFL_EW_ANGLE,           /* real a: NaN stays, a < 0 ? pi : 0          */
+    TFL_EW_LOGIT,           /* log(a / (1 - a))                           */
+    TFL_EW_LOGIT_EPS,       /* logit of a clamped to [p0, p1]             */
+    TFL_EW_LOGIT_BACKWARD,  /* a = dy, b = x: b outside [0, 1] ? NaN : a / (b (1 - b)) */
+    TFL_EW_LOGIT_EPS_BACKWARD, /* b outside [p0, p1] ? 0 : a / (b (1 - b))  */
+    TFL_EW_BCE,             /* a = input, b = target: (b - 1) max(log1p(-a), -100)
+                               - b max(log(a), -100)                      */
+    TFL_EW_BCE_BACKWARD,    /* a = dy, b = input, c = target:
+                               a (b - c) / max((1 - b) b, 1e-12 in scalar_t) */
     TFL_EW_CONJ,            /* complex: conj(a)                           */
     TFL_EW_NEG_CONJ,        /* complex: -conj(a)                          */
     TFL_EW_POLAR,           /* real a, b -> complex a (cos b + i sin b)    */

@@ -87,11 +87,12 @@ static int arity(int code)
     case TFL_EW_HARDSWISH_BACKWARD: case TFL_EW_HARDSIGMOID_BACKWARD:
     case TFL_EW_LOG_SIGMOID_BACKWARD: case TFL_EW_MSE: case TFL_EW_MISH_BACKWARD: case TFL_EW_PRELU:
     case TFL_EW_GLU: case TFL_EW_HEAVISIDE: case TFL_EW_XLOG1PY:
-    case TFL_EW_SMOOTH_L1: case TFL_EW_HUBER: case TFL_EW_SHRINK_BACKWARD:
+    case TFL_EW_SMOOTH_L1: case TFL_EW_HUBER: case TFL_EW_SHRINK_BACKWARD: case TFL_EW_BCE:
+    case TFL_EW_LOGIT_BACKWARD: case TFL_EW_LOGIT_EPS_BACKWARD:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
     case TFL_EW_ADDCDIV: case TFL_EW_SMOOTH_L1_BACKWARD: case TFL_EW_HUBER_BACKWARD:
-    case TFL_EW_MSE_BACKWARD:
+    case TFL_EW_MSE_BACKWARD: case TFL_EW_BCE_BACKWARD:
         return 3;
     default:
         return 1;
@@ -444,6 +445,35 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         break;                                                                    \
     case TFL_EW_ANGLE:                                                            \
         for (i = 0; i < n; i++) o[i] = isnan(a[i]) ? a[i] : a[i] < 0 ? (T)3.14159265358979323846 : 0; \
+        break;                                                                    \
+    case TFL_EW_LOGIT: for (i = 0; i < n; i++) o[i] = log##F(a[i] / (1 - a[i])); break; \
+    case TFL_EW_LOGIT_EPS:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i] < p0 ? p0 : (a[i] > p1 ? p1 : a[i]);                       \
+            o[i] = log##F(x / (1 - x));                                           \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_LOGIT_BACKWARD:                                                   \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = (b[i] < 0 || b[i] > 1) ? (T)NAN : a[i] / (b[i] * (1 - b[i]));  \
+        break;                                                                    \
+    case TFL_EW_LOGIT_EPS_BACKWARD:                                               \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = (b[i] < p0 || b[i] > p1) ? 0 : a[i] / (b[i] * (1 - b[i]));     \
+        break;                                                                    \
+    case TFL_EW_BCE:                                                              \
+        for (i = 0; i < n; i++) {                                                 \
+            T l = log##F(a[i]), l1 = log1p##F(-a[i]);                             \
+            l = l < -100 ? -100 : l;                                              \
+            l1 = l1 < -100 ? -100 : l1;                                           \
+            o[i] = (b[i] - 1) * l1 - b[i] * l;                                    \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_BCE_BACKWARD:                                                     \
+        for (i = 0; i < n; i++) {                                                 \
+            T d = (1 - b[i]) * b[i], e = (T)1e-12f;                               \
+            o[i] = a[i] * (b[i] - c[i]) / (d < e ? e : d);                        \
+        }                                                                         \
         break;                                                                    \
     case TFL_EW_SMOOTH_L1:                                                        \
         for (i = 0; i < n; i++) {                                                 \

@@ -46,6 +46,9 @@ LOSSES = {
     "huber": lambda x, y, r: F.huber_loss(x, y, reduction=r),
     "huber_delta": lambda x, y, r: F.huber_loss(x, y, reduction=r, delta=0.4),
     "mse": lambda x, y, r: F.mse_loss(x, y, reduction=r),
+    "bce": lambda x, y, r: F.binary_cross_entropy(torch.sigmoid(x), torch.sigmoid(y), reduction=r),
+    "bce_weight": lambda x, y, r: F.binary_cross_entropy(torch.sigmoid(x), torch.sigmoid(y),
+                                                         weight=y.detach().abs(), reduction=r),
 }
 
 
@@ -77,6 +80,8 @@ SHRINK = {
     "softshrink_small": lambda x: F.softshrink(x, 0.05),
     "hardshrink": lambda x: F.hardshrink(x, 0.5),
     "hardshrink_default": lambda x: F.hardshrink(x),
+    "logit": lambda x: torch.logit(torch.sigmoid(x)),
+    "logit_eps": lambda x: torch.logit(torch.sigmoid(2 * x), eps=0.1),
 }
 
 
