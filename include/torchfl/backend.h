@@ -121,6 +121,7 @@ typedef enum tfl_op_kind {
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
     TFL_OP_RNN = 19,         /* RNN / LSTM / GRU fwd and bwd (ops/rnn.h)   */
     TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
+    TFL_OP_DISTANCE = 22,    /* cdist / pdist and their backward (ops/distance.h) */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -200,6 +201,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/spatial.h"
 #include "torchfl/ops/misc.h"
 #include "torchfl/ops/rnn.h"
+#include "torchfl/ops/distance.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -224,6 +226,7 @@ typedef struct tfl_op {
         tfl_conv_op conv;
         tfl_spatial_op spatial;
         tfl_misc_op misc;
+        tfl_distance_op distance;
         tfl_rnn_op rnn;
     } u;
 } tfl_op;

@@ -81,6 +81,7 @@ extern const tfl_kfamily tfl_kfamily_scan;
 extern const tfl_kfamily tfl_kfamily_sort;
 extern const tfl_kfamily tfl_kfamily_batchnorm;
 extern const tfl_kfamily tfl_kfamily_bucket;
+extern const tfl_kfamily tfl_kfamily_distance;
 extern const tfl_kfamily tfl_kfamily_conv;
 extern const tfl_kfamily tfl_kfamily_spatial;
 extern const tfl_kfamily tfl_kfamily_misc;

@@ -15,6 +15,14 @@
  * type (compute), applies `code` with the scalar parameters param_f /
  * param_i, and converts the result to the output's type.  Conversions
  * follow C: float -> integer truncates, anything -> bool is "!= 0".
+ *
+ * Complex numbers (TFL_DT_C64 / C128 operands or compute): an op with any
+ * complex operand computes in complex arithmetic; a real input is read as
+ * x + 0i, a complex value stored into a real output keeps its real part
+ * (bool: nonzero real or imaginary part).  Constants and parameters have
+ * their imaginary parts in value_im / param_im (0 for real ones).  Codes
+ * defined on complex numbers: FILL, COPY, ADD, MUL, DIV, NEG, RECIPROCAL,
+ * EQ, NE, WHERE, MASKED_FILL, CONJ, NEG_CONJ, POLAR, COMPLEX.
  */
 #ifndef TORCHFL_OPS_ELEMENTWISE_H
 #define TORCHFL_OPS_ELEMENTWISE_H
@@ -141,6 +149,29 @@ typedef enum tfl_ew_code {
     TFL_EW_HEAVISIDE,             /* a == 0 ? b : a > 0 */
     TFL_EW_XLOG1PY,               /* a * log1p(b), 0 where a == 0 */
     TFL_EW_NAN_TO_NUM,      /* NaN -> p0, +inf -> p1, -inf -> p2          */
+    /* losses and shrink activations (z = |a - b|, x = a - b) */
+    TFL_EW_SMOOTH_L1,       /* z < p0 ? 0.5 z^2 / p0 : z - 0.5 p0 (p0 = beta) */
+    TFL_EW_HUBER,           /* z < p0 ? 0.5 z^2 : p0 (z - 0.5 p0) (p0 = delta) */
+    TFL_EW_SMOOTH_L1_BACKWARD, /* a = input, b = target, c = dy; p0 = norm,
+                               p1 = beta: x < -p1 ? -p0 c : x > p1 ? p0 c : p0 x c / p1 */
+    TFL_EW_HUBER_BACKWARD,  /* same with p1 = delta: +-p0 c p1 outside, p0 x c inside */
+    TFL_EW_MSE_BACKWARD,    /* p0 * (a - b) * c                           */
+    TFL_EW_SOFTSHRINK,      /* a > p0 ? a - p0 : a < -p0 ? a + p0 : 0 (NaN stays) */
+    TFL_EW_HARDSHRINK,      /* -p0 <= a <= p0 ? 0 : a                     */
+    TFL_EW_SHRINK_BACKWARD, /* a = dy, b = x: -p0 <= b <= p0 ? 0 : a       */
+    TFL_EW_ANGLE,           /* real a: NaN stays, a < 0 ? pi : 0          */
+    TFL_EW_LOGIT,           /* log(a / (1 - a))                           */
+    TFL_EW_LOGIT_EPS,       /* logit of a clamped to [p0, p1]             */
+    TFL_EW_LOGIT_BACKWARD,  /* a = dy, b = x: b outside [0, 1] ? NaN : a / (b (1 - b)) */
+    TFL_EW_LOGIT_EPS_BACKWARD, /* b outside [p0, p1] ? 0 : a / (b (1 - b))  */
+    TFL_EW_BCE,             /* a = input, b = target: (b - 1) max(log1p(-a), -100)
+                               - b max(log(a), -100)                      */
+    TFL_EW_BCE_BACKWARD,    /* a = dy, b = input, c = target:
+                               a (b - c) / max((1 - b) b, 1e-12 in scalar_t) */
+    TFL_EW_CONJ,            /* complex: conj(a)                           */
+    TFL_EW_NEG_CONJ,        /* complex: -conj(a)                          */
+    TFL_EW_POLAR,           /* real a, b -> complex a (cos b + i sin b)    */
+    TFL_EW_COMPLEX,         /* real a, b -> complex a + i b                */
     TFL_EW_CODE_COUNT
 } tfl_ew_code;
 
@@ -151,6 +182,7 @@ typedef struct tfl_ew_operand {
     int64_t strides[TFL_EW_MAX_DIMS]; /* bytes, per dimension             */
     double value_f;          /* constant value (is_scalar)                */
     int64_t value_i;         /* same, exact for integer types             */
+    double value_im;         /* imaginary part of a complex constant      */
 } tfl_ew_operand;
 
 typedef struct tfl_elementwise_op {
@@ -162,6 +194,7 @@ typedef struct tfl_elementwise_op {
     tfl_ew_operand operand[TFL_EW_MAX_OPERANDS]; /* [0] = output          */
     double param_f[4];
     int64_t param_i[4];
+    double param_im[4];      /* imaginary parts of complex parameters     */
 } tfl_elementwise_op;
 
 #endif

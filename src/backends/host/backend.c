@@ -125,6 +125,8 @@ static int host_op_supported(const tfl_op *op)
         return host_batchnorm_supported(&op->u.batchnorm);
     case TFL_OP_BUCKET:
         return host_bucket_supported(&op->u.bucket);
+    case TFL_OP_DISTANCE:
+        return host_distance_supported(&op->u.distance);
     case TFL_OP_CONV:
         return host_conv_supported(&op->u.conv);
     case TFL_OP_SPATIAL:
@@ -174,6 +176,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_batchnorm(&op->u.batchnorm);
     case TFL_OP_BUCKET:
         return host_bucket(&op->u.bucket);
+    case TFL_OP_DISTANCE:
+        return host_distance(&op->u.distance);
     case TFL_OP_CONV:
         return host_conv(&op->u.conv);
     case TFL_OP_SPATIAL:

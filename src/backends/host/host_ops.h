@@ -17,6 +17,8 @@ tfl_status host_gemm(const tfl_gemm_op *op);
 /* The op families (src/backends/host/ops_<family>.c). */
 int host_elementwise_supported(const tfl_elementwise_op *op);
 tfl_status host_elementwise(const tfl_elementwise_op *op);
+int host_distance_supported(const tfl_distance_op *op);
+tfl_status host_distance(const tfl_distance_op *op);
 int host_reduce_supported(const tfl_reduce_op *op);
 tfl_status host_reduce(const tfl_reduce_op *op);
 int host_softmax_supported(const tfl_softmax_op *op);

@@ -18,6 +18,7 @@
 #include "backends/host/host_par.h"
 #include "backends/host/ops_gelu_f32.h"
 #include "backends/host/ops_elementwise_fp16.h"
+#include "backends/host/ops_elementwise_complex.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,7 +35,9 @@ static size_t dt_size(int dt)
     case TFL_DT_F64: case TFL_DT_I64: return 8;
     case TFL_DT_F16: case TFL_DT_BF16: return 2;
     case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_BOOL: return 1;
-    default: return 0;                 /* complex: not supported here */
+    case TFL_DT_C64: return 8;         /* complex: ops_elementwise_complex.c */
+    case TFL_DT_C128: return 16;
+    default: return 0;
     }
 }
 
@@ -84,9 +87,12 @@ static int arity(int code)
     case TFL_EW_HARDSWISH_BACKWARD: case TFL_EW_HARDSIGMOID_BACKWARD:
     case TFL_EW_LOG_SIGMOID_BACKWARD: case TFL_EW_MSE: case TFL_EW_MISH_BACKWARD: case TFL_EW_PRELU:
     case TFL_EW_GLU: case TFL_EW_HEAVISIDE: case TFL_EW_XLOG1PY:
+    case TFL_EW_SMOOTH_L1: case TFL_EW_HUBER: case TFL_EW_SHRINK_BACKWARD: case TFL_EW_BCE:
+    case TFL_EW_LOGIT_BACKWARD: case TFL_EW_LOGIT_EPS_BACKWARD:
         return 2;
     case TFL_EW_CLAMP_T: case TFL_EW_WHERE: case TFL_EW_LERP: case TFL_EW_ADDCMUL:
-    case TFL_EW_ADDCDIV:
+    case TFL_EW_ADDCDIV: case TFL_EW_SMOOTH_L1_BACKWARD: case TFL_EW_HUBER_BACKWARD:
+    case TFL_EW_MSE_BACKWARD: case TFL_EW_BCE_BACKWARD:
         return 3;
     default:
         return 1;
@@ -95,6 +101,8 @@ static int arity(int code)
 
 int host_elementwise_supported(const tfl_elementwise_op *op)
 {
+    if (host_ew_complex_op(op))
+        return host_ew_complex_supported(op);
     if ((unsigned)op->code >= TFL_EW_CODE_COUNT || op->ninputs != arity(op->code) ||
         op->ndim < 1 || op->ndim > TFL_EW_MAX_DIMS)
         return 0;
@@ -435,6 +443,75 @@ static int NAME(int code, int64_t n, T *o, const T *a,        \
         for (i = 0; i < n; i++)                                                   \
             o[i] = isnan(b[i]) ? b[i] : a[i] == 0 ? 0 : a[i] * log1p##F(b[i]);    \
         break;                                                                    \
+    case TFL_EW_ANGLE:                                                            \
+        for (i = 0; i < n; i++) o[i] = isnan(a[i]) ? a[i] : a[i] < 0 ? (T)3.14159265358979323846 : 0; \
+        break;                                                                    \
+    case TFL_EW_LOGIT: for (i = 0; i < n; i++) o[i] = log##F(a[i] / (1 - a[i])); break; \
+    case TFL_EW_LOGIT_EPS:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i] < p0 ? p0 : (a[i] > p1 ? p1 : a[i]);                       \
+            o[i] = log##F(x / (1 - x));                                           \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_LOGIT_BACKWARD:                                                   \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = (b[i] < 0 || b[i] > 1) ? (T)NAN : a[i] / (b[i] * (1 - b[i]));  \
+        break;                                                                    \
+    case TFL_EW_LOGIT_EPS_BACKWARD:                                               \
+        for (i = 0; i < n; i++)                                                   \
+            o[i] = (b[i] < p0 || b[i] > p1) ? 0 : a[i] / (b[i] * (1 - b[i]));     \
+        break;                                                                    \
+    case TFL_EW_BCE:                                                              \
+        for (i = 0; i < n; i++) {                                                 \
+            T l = log##F(a[i]), l1 = log1p##F(-a[i]);                             \
+            l = l < -100 ? -100 : l;                                              \
+            l1 = l1 < -100 ? -100 : l1;                                           \
+            o[i] = (b[i] - 1) * l1 - b[i] * l;                                    \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_BCE_BACKWARD:                                                     \
+        for (i = 0; i < n; i++) {                                                 \
+            T d = (1 - b[i]) * b[i], e = (T)1e-12f;                               \
+            o[i] = a[i] * (b[i] - c[i]) / (d < e ? e : d);                        \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_SMOOTH_L1:                                                        \
+        for (i = 0; i < n; i++) {                                                 \
+            T z = fabs##F(a[i] - b[i]);                                           \
+            o[i] = z < p0 ? (T)0.5 * z * z / p0 : z - (T)0.5 * p0;                \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HUBER:                                                            \
+        for (i = 0; i < n; i++) {                                                 \
+            T z = fabs##F(a[i] - b[i]);                                           \
+            o[i] = z < p0 ? (T)0.5 * z * z : p0 * (z - (T)0.5 * p0);              \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_SMOOTH_L1_BACKWARD:                                               \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i] - b[i];                                                    \
+            o[i] = x < -p1 ? -p0 * c[i] : x > p1 ? p0 * c[i] : p0 * x * c[i] / p1; \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HUBER_BACKWARD:                                                   \
+        for (i = 0; i < n; i++) {                                                 \
+            T x = a[i] - b[i];                                                    \
+            o[i] = x < -p1 ? -p0 * c[i] * p1 : x > p1 ? p0 * c[i] * p1 : p0 * x * c[i]; \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_MSE_BACKWARD: for (i = 0; i < n; i++) o[i] = p0 * (a[i] - b[i]) * c[i]; break; \
+    case TFL_EW_SOFTSHRINK:                                                       \
+        for (i = 0; i < n; i++) {                                                 \
+            T v = a[i];                                                           \
+            o[i] = isnan(v) ? v : v > p0 ? v - p0 : v < -p0 ? v + p0 : 0;         \
+        }                                                                         \
+        break;                                                                    \
+    case TFL_EW_HARDSHRINK:                                                       \
+        for (i = 0; i < n; i++) o[i] = (a[i] >= -p0 && a[i] <= p0) ? 0 : a[i];    \
+        break;                                                                    \
+    case TFL_EW_SHRINK_BACKWARD:                                                  \
+        for (i = 0; i < n; i++) o[i] = (b[i] >= -p0 && b[i] <= p0) ? 0 : a[i];    \
+        break;                                                                    \
     case TFL_EW_HARDTANH_BACKWARD:                                                \
         for (i = 0; i < n; i++) o[i] = (b[i] <= p0 || b[i] >= p1) ? 0 : a[i];     \
         break;                                                                    \
@@ -591,7 +668,8 @@ static void copy_row(size_t es, char *o, int64_t so, const char *a, int64_t sa, 
     case 1: for (int64_t i = 0; i < n; i++) o[i * so] = a[i * sa]; break;
     case 2: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 2); break;
     case 4: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 4); break;
-    default: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 8); break;
+    case 8: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, 8); break;
+    default: for (int64_t i = 0; i < n; i++) memcpy(o + i * so, a + i * sa, es); break;
     }
 }
 
@@ -681,6 +759,8 @@ static tfl_status do_row(const tfl_elementwise_op *op, int domain_int, int fast_
         if (convert_row(od, ptr[0], st[0], id, ptr[1], st[1], n))
             return TFL_OK;
     }
+    if (host_ew_complex_op(op))
+        return host_ew_complex_row(op, ptr, st, n);
     for (int64_t s0 = 0; s0 < n; s0 += CHUNK) {
         int64_t m = n - s0 < CHUNK ? n - s0 : CHUNK;
         if (fast_f32 == 2 && lowp_chunk(op, ptr, st, s0, m))

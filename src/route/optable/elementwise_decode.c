@@ -56,12 +56,14 @@ int tfl_ew_param_layout(const tfl_ew_plan *p, size_t *off, size_t *size, int max
         o[n] = 8; s[n++] = p->fn.size;
         o[n] = tfl_pt_align(8 + p->fn.size, 8); s[n++] = 8;     /* scalar_t* out */
     } else if (p->form == TFL_EWF_LEGACY) {
-        size_t lam = tfl_pt_align(tfl_pt_offset_calc_size(p->ntensors), 8) + data_bytes
-                     + p->fn.size;
+        /* a functor aligned beyond 8 (complex<double>) aligns the lambda */
+        size_t fal = p->fn.align > 8 ? p->fn.align : 8;
+        size_t lam = tfl_pt_align(tfl_pt_align(tfl_pt_offset_calc_size(p->ntensors), 8)
+                                  + data_bytes, fal) + p->fn.size;
         if (p->legacy_cast)
             lam += (size_t)p->ntensors;
-        lam = tfl_pt_align(lam, 8) + 8;                          /* nvcc pointer */
-        o[n] = 8; s[n++] = lam;
+        lam = tfl_pt_align(tfl_pt_align(lam, 8) + 8, fal);      /* nvcc pointer */
+        o[n] = tfl_pt_align(4, fal); s[n++] = lam;
     } else {
         size_t at = tfl_pt_align(4, p->fn.align);
         o[n] = at; s[n++] = p->fn.size;
@@ -127,7 +129,7 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
             return TFL_ERR_UNSUPPORTED;
         }
         memcpy(data, lam + data_off, 8 * (size_t)nt);
-        fb = lam + data_off + 8 * (size_t)nt;
+        fb = lam + tfl_pt_align(data_off + 8 * (size_t)nt, fn->align > 8 ? fn->align : 8);
         if (p->legacy_cast) {
             const unsigned char *st = fb + fn->size;
             for (int i = 0; i < nt; i++)
@@ -177,8 +179,8 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
             strides[i][0] = (int64_t)tfl_dtype_size(dt[i]);
     }
     for (int i = 0; i < nt; i++)
-        if (dt[i] == TFL_DT_C64 || dt[i] == TFL_DT_C128 || !tfl_dtype_size(dt[i])) {
-            snprintf(err, errlen, "elementwise %s: complex/unknown operand type", fn->name);
+        if (!tfl_dtype_size(dt[i])) {
+            snprintf(err, errlen, "elementwise %s: unknown operand type", fn->name);
             return TFL_ERR_UNSUPPORTED;
         }
 
@@ -188,15 +190,25 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
     memset(&cst, 0, sizeof cst);
     for (int k = 0; k < fn->nfield; k++) {
         const tfl_ew_field *f = &fn->field[k];
-        double vf;
+        double vf, vim = 0;
         int64_t vi;
-        if (!tfl_pt_load_scalar(fb + f->off, (tfl_dtype)f->dtype, &vf, &vi))
+        if (f->dtype == TFL_DT_C64) {            /* c10::complex<float> {re, im} */
+            float c[2];
+            memcpy(c, fb + f->off, 8);
+            vf = c[0]; vim = c[1]; vi = (int64_t)0;
+        } else if (f->dtype == TFL_DT_C128) {
+            double c[2];
+            memcpy(c, fb + f->off, 16);
+            vf = c[0]; vim = c[1]; vi = (int64_t)0;
+        } else if (!tfl_pt_load_scalar(fb + f->off, (tfl_dtype)f->dtype, &vf, &vi)) {
             return TFL_ERR_UNSUPPORTED;
+        }
         switch (f->role) {
         case TFL_EWP_PARAM0: case TFL_EWP_PARAM1: case TFL_EWP_PARAM2: case TFL_EWP_PARAM3: {
             int slot = f->role <= TFL_EWP_PARAM1 ? f->role : f->role - TFL_EWP_PARAM2 + 2;
             op->param_f[slot] = vf;
             op->param_i[slot] = vi;
+            op->param_im[slot] = vim;
             break;
         }
         case TFL_EWP_SELECT:
@@ -214,6 +226,7 @@ tfl_status tfl_ew_decode(const tfl_ew_plan *p, const void *const *args,
             cst.dtype = f->dtype;
             cst.value_f = vf;
             cst.value_i = vi;
+            cst.value_im = vim;
             break;
         }
     }

@@ -167,6 +167,39 @@ static const ew_entry table[] = {
     { "xlog1py_kernel_cuda", 0, 0, 0, 2, TFL_EW_XLOG1PY, 0, 0, NOCAP, "xlog1py", 0 },
     { "nan_to_num_kernel_cuda", 0, 0, 0, 1, TFL_EW_NAN_TO_NUM, 0, 1, "TTT",
       { TFL_EWP_PARAM0, TFL_EWP_PARAM1, TFL_EWP_PARAM2, -1 }, NULL, 0, "nan_to_num", 0 },
+    /* losses (scalar_t captures: beta / delta; norm then beta / delta) */
+    { "smooth_l1_kernel_cuda", 0, 0, 0, 2, TFL_EW_SMOOTH_L1, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1, -1 }, NULL, 0, "smooth_l1", 0 },
+    { "huber_kernel_cuda", 0, 0, 0, 2, TFL_EW_HUBER, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1, -1 }, NULL, 0, "huber", 0 },
+    { "smooth_l1_backward_cuda_kernel", 0, 0, 0, 3, TFL_EW_SMOOTH_L1_BACKWARD, 0, 1, "TT",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "smooth_l1_backward", 0 },
+    { "huber_backward_cuda_kernel", 0, 0, 0, 3, TFL_EW_HUBER_BACKWARD, 0, 1, "TT",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "huber_backward", 0 },
+    { "mse_backward_cuda_kernel", 0, 0, 0, 3, TFL_EW_MSE_BACKWARD, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1, -1 }, NULL, 0, "mse_backward", 0 },
+    { "softshrink_kernel", 0, 0, 0, 1, TFL_EW_SOFTSHRINK, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1, -1 }, NULL, 0, "softshrink", 0 },
+    { "hardshrink_kernel", 0, 0, 0, 1, TFL_EW_HARDSHRINK, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1, -1 }, NULL, 0, "hardshrink", 0 },
+    { "shrink_backward_kernel", 0, 0, 0, 2, TFL_EW_SHRINK_BACKWARD, 0, 1, "T",
+      { TFL_EWP_PARAM0, -1, -1, -1 }, NULL, 0, "shrink_backward", 0 },
+    { "binary_cross_entropy_out_cuda", 0, 0, 0, 2, TFL_EW_BCE, 0, 0, NOCAP, "bce", 0 },
+    { "binary_cross_entropy_backward_out_kernel", 0, 0, 0, 3, TFL_EW_BCE_BACKWARD, 0, 0, NOCAP,
+      "bce_backward", 0 },
+    { "logit_kernel_cuda", 0, 0, 1, 1, TFL_EW_LOGIT, 0, 0, NOCAP, "logit", 0 },
+    { "logit_kernel_cuda", 0, 0, 2, 1, TFL_EW_LOGIT_EPS, 0, 1, "OO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "logit", 0 },
+    { "logit_backward_kernel_cuda", 0, 0, 1, 2, TFL_EW_LOGIT_BACKWARD, 0, 0, NOCAP,
+      "logit_backward", 0 },
+    { "logit_backward_kernel_cuda", 0, 0, 2, 2, TFL_EW_LOGIT_EPS_BACKWARD, 0, 1, "OO",
+      { TFL_EWP_PARAM0, TFL_EWP_PARAM1, -1, -1 }, NULL, 0, "logit_backward", 0 },
+    /* complex numbers (ops_elementwise_complex.c) and angle of reals */
+    { "conj_kernel_cuda", 0, 0, 0, 1, TFL_EW_CONJ, 0, 0, NOCAP, "conj", 0 },
+    { "neg_conj_kernel_cuda", 0, 0, 0, 1, TFL_EW_NEG_CONJ, 0, 0, NOCAP, "neg_conj", 0 },
+    { "polar_kernel_cuda", 0, 0, 0, 2, TFL_EW_POLAR, 4, 0, NOCAP, "polar", 0 },
+    { "complex_kernel_cuda", 0, 0, 0, 2, TFL_EW_COMPLEX, 4, 0, NOCAP, "complex", 0 },
+    { "angle_kernel_cuda", 0, 0, 0, 1, TFL_EW_ANGLE, 0, 0, NOCAP, "angle", 0 },
     /* these capture only their fixed constants (0, 1/6, 3, 6, ...) */
     { "hardswish_kernel", 0, 0, 0, 1, TFL_EW_HARDSWISH, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0, "hardswish", 0 },
     { "hardswish_backward_kernel", 0, 0, 0, 2, TFL_EW_HARDSWISH_BACKWARD, 0, 1, "OOOO", { TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE, TFL_EWP_IGNORE }, NULL, 0,
@@ -187,7 +220,27 @@ static const ew_entry table[] = {
 static tfl_dtype out_type(const ew_entry *e, tfl_dtype t)
 {
     static const tfl_dtype kinds[] = { TFL_DT_COUNT, TFL_DT_BOOL, TFL_DT_F16, TFL_DT_BF16 };
+    if (e->out_kind == 4)          /* c10::complex<scalar_t> */
+        return t == TFL_DT_F32 ? TFL_DT_C64 : t == TFL_DT_F64 ? TFL_DT_C128 : TFL_DT_COUNT;
     return e->out_kind ? kinds[e->out_kind] : t;
+}
+
+static int is_complex(tfl_dtype t)
+{
+    return t == TFL_DT_C64 || t == TFL_DT_C128;
+}
+
+/* Ops the host's complex path computes (ops_elementwise_complex.c). */
+static int complex_ok(const ew_entry *e)
+{
+    switch (e->code) {
+    case TFL_EW_FILL: case TFL_EW_COPY: case TFL_EW_ADD: case TFL_EW_MUL: case TFL_EW_DIV:
+    case TFL_EW_NEG: case TFL_EW_RECIPROCAL: case TFL_EW_CONJ: case TFL_EW_NEG_CONJ:
+    case TFL_EW_WHERE: case TFL_EW_MASKED_FILL:
+        return 1;
+    default:
+        return e->sel == sel_eq;
+    }
 }
 
 static tfl_dtype opmath(tfl_dtype t)
@@ -198,20 +251,21 @@ static tfl_dtype opmath(tfl_dtype t)
 /* Fill layout and fields of f from entry e with scalar type t. */
 static int layout(const ew_entry *e, tfl_dtype t, tfl_ew_functor *f)
 {
-    /* complex instances capture other types (value_t) and no backend op
-     * computes complex numbers: leave them unmapped */
-    if (t == TFL_DT_C64 || t == TFL_DT_C128)
-        return 0;
+    /* complex instances: only the ops the complex path computes (the
+     * others are mostly jiterator kernels the wheel does not carry) */
+    int cplx = is_complex(t);
     for (int i = 0; i < f->arity; i++)
-        if (f->in_dt[i] == TFL_DT_C64 || f->in_dt[i] == TFL_DT_C128)
-            return 0;
+        cplx |= is_complex(f->in_dt[i]);
+    if (cplx && !complex_ok(e))
+        return 0;
     size_t off = 0, al = 1;
     int n = 0;
     for (const char *c = e->caps; c && *c; c++, n++) {
         tfl_dtype dt = *c == 'T' ? t : *c == 'O' ? opmath(t) : *c == 'b' ? TFL_DT_BOOL : TFL_DT_I32;
         size_t sz = tfl_dtype_size(dt);
-        if (!sz || sz > 8)
-            return 0;               /* complex captures: not mapped */
+        if (!sz || sz > 16)
+            return 0;
+        /* c10::complex<T> is aligned to its size (alignas(2 * sizeof(T))) */
         off = tfl_pt_align(off, sz);
         f->field[n].off = (uint16_t)off;
         f->field[n].role = (uint8_t)e->role[n];
@@ -222,7 +276,7 @@ static int layout(const ew_entry *e, tfl_dtype t, tfl_ew_functor *f)
     f->nfield = n;
     if (e->wrapped) {
         off = tfl_pt_align(off, 8) + 8;
-        al = 8;
+        if (al < 8) al = 8;
     } else if (off == 0) {
         off = 1;                   /* empty class */
     }
@@ -375,7 +429,7 @@ int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)
     /* A/BUnaryFunctor { inner f; arg-0 type of inner (its "opmath") c; } */
     tfl_dtype ct = in.in_dt[0];
     size_t cs = tfl_dtype_size(ct);
-    if (!cs || cs > 8 || f->nfield >= (int)(sizeof f->field / sizeof f->field[0]))
+    if (!cs || cs > 16 || f->nfield >= (int)(sizeof f->field / sizeof f->field[0]))
         return 0;
     size_t off = tfl_pt_align(in.size, cs);
     f->field[f->nfield].off = (uint16_t)off;
