@@ -80,3 +80,31 @@ def test_index_reduce(cuda, dtype, reduce, include_self, shape, dim, n):
     got = self_.to(cuda).index_reduce(dim, idx.to(cuda), src.to(cuda), reduce,
                                       include_self=include_self)
     _close(got, ref, dtype, reduce)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+@pytest.mark.parametrize("shape,dim", [
+    ((6, 7), 1), ((6, 7), 0), ((3, 4, 5), 1), ((3, 4, 5), 2), ((3, 4, 5), 0),
+    ((1, 9), 1), ((4, 1), 1), ((2, 300), 1),
+])
+def test_mode(cuda, dtype, shape, dim):
+    g = torch.Generator().manual_seed(11)
+    x = torch.randint(-2, 3, shape, generator=g).to(dtype)
+    ref = x.mode(dim)
+    got = x.to(cuda).mode(dim)
+    v, i = got.values.cpu(), got.indices.cpu()
+    assert v.dtype == ref.values.dtype and v.shape == ref.values.shape
+    # the mode value (ties in count: the smallest, as on the CPU)
+    assert torch.equal(v, ref.values)
+    # any position holding the mode is a valid index
+    assert ((i >= 0) & (i < shape[dim])).all()
+    assert torch.equal(x.gather(dim, i.unsqueeze(dim)).squeeze(dim), v)
+
+
+def test_mode_transposed_and_keepdim(cuda):
+    g = torch.Generator().manual_seed(12)
+    x = torch.randint(0, 4, (8, 5), generator=g).float().t()
+    ref = x.mode(1, keepdim=True)
+    got = x.to(cuda).mode(1, keepdim=True)
+    assert torch.equal(got.values.cpu(), ref.values)
+    assert torch.equal(x.gather(1, got.indices.cpu()), ref.values)
