@@ -371,6 +371,72 @@ static void test_put_sorted(void)
     }
 }
 
+/* scatter_reduce and index_reduce: prod / amax / amin, float32 and int64,
+ * against a double (or int64) reference folded in index order */
+static void test_reduce_functors(void)
+{
+    const tfl_index_reduce reds[3] = { TFL_INDEX_MUL, TFL_INDEX_MAX, TFL_INDEX_MIN };
+    const int64_t index[9] = { 2, 0, 2, 3, 2, 0, 1, 3, 3 };
+    for (int r = 0; r < 3; r++) {
+        float self[4], src[9];
+        double ref[4];
+        int64_t iself[4], isrc[9], iref[4];
+        for (int i = 0; i < 4; i++) {
+            self[i] = (float)(1.0 + 0.25 * i);
+            ref[i] = self[i];
+            iself[i] = iref[i] = 3 - 2 * i;
+        }
+        for (int i = 0; i < 9; i++) {
+            src[i] = (float)(0.5 + 0.3 * ((i * 5) % 7));
+            isrc[i] = (i * 7) % 5 - 2;
+            double a = ref[index[i]], b = src[i];
+            int64_t ia = iref[index[i]], ib = isrc[i];
+            ref[index[i]] = reds[r] == TFL_INDEX_MUL ? a * b : reds[r] == TFL_INDEX_MAX ? (a > b ? a : b)
+                                                                                       : (a < b ? a : b);
+            iref[index[i]] = reds[r] == TFL_INDEX_MUL ? ia * ib
+                           : reds[r] == TFL_INDEX_MAX ? (ia > ib ? ia : ib) : (ia < ib ? ia : ib);
+        }
+        tfl_index_op op = { .kind = TFL_INDEX_SCATTER_GATHER, .elem_size = 4,
+                            .index_dtype = TFL_DT_I64, .dtype = TFL_DT_F32 };
+        tfl_index_iter *it = &op.u.scatter_gather.iter;
+        it->ndim = 1;
+        it->sizes[0] = 9;
+        it->strides[0][0] = 0; it->strides[1][0] = 4; it->strides[2][0] = 8;
+        op.u.scatter_gather.self = self;
+        op.u.scatter_gather.src = src;
+        op.u.scatter_gather.index = index;
+        op.u.scatter_gather.scatter = 1;
+        op.u.scatter_gather.reduce = reds[r];
+        op.u.scatter_gather.index_size = 4;
+        op.u.scatter_gather.index_stride = 1;
+        CHECK(host_index_supported(&op), "scatter_reduce %d supported", r);
+        CHECK(host_index(&op) == TFL_OK, "scatter_reduce %d", r);
+        for (int i = 0; i < 4; i++)
+            CHECK(fabs(self[i] - ref[i]) <= 1e-6 * fabs(ref[i]), "scatter_reduce %d [%d] %g vs %g",
+                  r, i, self[i], ref[i]);
+        /* int64 through index_reduce: rows of one element */
+        tfl_index_op x = { .kind = TFL_INDEX_SELECT, .elem_size = 8, .index_dtype = TFL_DT_I64,
+                           .dtype = TFL_DT_I64 };
+        view2(&x.u.select.dst, iself, 4, 1, 1, 1);
+        view2(&x.u.select.src, isrc, 9, 1, 1, 1);
+        x.u.select.index.data = (void *)index;
+        x.u.select.index.ndim = 1;
+        x.u.select.index.sizes[0] = 9;
+        x.u.select.index.strides[0] = 1;
+        x.u.select.dst_dim = 0;
+        x.u.select.src_dim = 0;
+        x.u.select.index_bound = 4;
+        x.u.select.index_dst = 1;
+        x.u.select.reduce = reds[r];
+        x.u.select.alpha = 1.0;
+        CHECK(host_index_supported(&x), "index_reduce %d supported", r);
+        CHECK(host_index(&x) == TFL_OK, "index_reduce %d", r);
+        for (int i = 0; i < 4; i++)
+            CHECK(iself[i] == iref[i], "index_reduce %d [%d] %lld vs %lld", r, i,
+                  (long long)iself[i], (long long)iref[i]);
+    }
+}
+
 int main(void)
 {
     test_select();
@@ -382,6 +448,7 @@ int main(void)
     test_range();
     test_triangle();
     test_put_sorted();
+    test_reduce_functors();
     printf("test_ops_index: %d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -650,6 +650,52 @@ static void test_select(void)
     CHECK(host_sort(&op) == TFL_ERR_INVALID, "k past the slice refused");
 }
 
+/* TFL_SELECT_MODE: per slice the most frequent value (count ties: the
+ * smallest; -0.0 == +0.0), against a counting reference */
+static void test_mode(void)
+{
+    enum { S = 7, N = 23 };
+    float x[S * N], vals[S];
+    int64_t idx[S];
+    unsigned r = 12345;
+    for (int i = 0; i < S * N; i++) {
+        r = r * 1103515245u + 12345u;
+        x[i] = (float)((int)((r >> 16) % 5) - 2) * 0.5f;
+        if (x[i] == 0.0f && (r >> 8) % 2)
+            x[i] = -0.0f;
+    }
+    tfl_sort_op op = { .kind = TFL_SORT_SELECT, .key = TFL_SORT_KEY_F32 };
+    op.u.select.mode = TFL_SELECT_MODE;
+    op.u.select.slices = S;
+    op.u.select.slice_len = N;
+    op.u.select.stride = 1;
+    op.u.select.in.data = x;
+    op.u.select.in.ndim = 1;
+    op.u.select.in.sizes[0] = S;
+    op.u.select.in.strides[0] = N;
+    op.u.select.values.data = vals;
+    op.u.select.indices.data = idx;
+    CHECK(host_sort_supported(&op), "mode supported");
+    CHECK(host_sort(&op) == TFL_OK, "mode");
+    for (int s = 0; s < S; s++) {
+        const float *row = x + s * N;
+        double best = 0;
+        int best_n = 0;
+        for (int i = 0; i < N; i++) {
+            int c = 0;
+            for (int j = 0; j < N; j++)
+                c += row[j] == row[i];
+            if (c > best_n || (c == best_n && row[i] < best)) {
+                best_n = c;
+                best = row[i];
+            }
+        }
+        CHECK(vals[s] == best, "mode slice %d: %g, want %g", s, vals[s], best);
+        CHECK(idx[s] >= 0 && idx[s] < N && row[idx[s]] == best, "mode slice %d index %lld", s,
+              (long long)idx[s]);
+    }
+}
+
 int main(void)
 {
     for (int desc = 0; desc < 2; desc++) {
@@ -673,6 +719,7 @@ int main(void)
     test_seq_basics();
     test_embedding_segments();
     test_select();
+    test_mode();
     printf("test_ops_sort: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -41,11 +41,10 @@ static void test_names(void)
         { &tfl_kfamily_index, "_ZN2at6native24vectorized_gather_kernelILi16ElEEvPcS2_PT0_illllb", "index_select_rows" },
         { &tfl_kfamily_index, "_ZN2at6native44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb21indexSelectSmallIndexIfljLi2ELi2ELin2EEEvNS_4cuda6detail10TensorInfoIT_T1_EENS5_IKS6_S7_EENS5_IKT0_S7_EEiiS7_l", "index_select" },
         { &tfl_kfamily_index, "_ZN2at6native19indexFuncLargeIndexIfljLi1ELi1ELin2ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_", "index_add" },
-        /* index_reduce's prod is not mapped */
-        { &tfl_kfamily_index, "_ZN2at6native19indexFuncLargeIndexIfljLi1ELi1ELin2ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_", NULL },
+        { &tfl_kfamily_index, "_ZN2at6native19indexFuncLargeIndexIfljLi1ELi1ELin2ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_", "index_reduce_prod" },
         { &tfl_kfamily_index, "_ZN2at6native40_GLOBAL__N__0f1a8107_8_Shape_cu_49f7391c35CatArrayBatchedCopy_alignedK_contigINS1_10OpaqueTypeILj4EEEjLi2ELi128ELi1ELi16EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_", "cat" },
         { &tfl_kfamily_index, "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EflEclINS0_9ReduceAddEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_", "scatter_add" },
-        { &tfl_kfamily_index, "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EflEclINS0_10ReduceMeanEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_", NULL },
+        { &tfl_kfamily_index, "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EflEclINS0_10ReduceMeanEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_", "scatter_add" },  /* scatter_reduce mean: sums */
         { &tfl_kfamily_index, "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_17index_kernel_implINS0_10OpaqueTypeILi4EEEEEvRNS_18TensorIteratorBaseEN3c108ArrayRefIlEESA_EUlPcPKclE_EEvS7_SA_SA_RKT_bEUliE_EEvlT1_", "index" },
         { &tfl_kfamily_index, "_ZN50_GLOBAL__N__fa15d16e_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE", "arange" },
         /* arange into half: not mapped */

@@ -36,6 +36,10 @@ typedef struct tfl_index_iter {
 typedef enum tfl_index_reduce {
     TFL_INDEX_ASSIGN = 0,
     TFL_INDEX_ADD = 1,        /* needs dtype (arithmetic) */
+    TFL_INDEX_MUL = 2,        /* dst *= src (dtype) */
+    TFL_INDEX_MAX = 3,        /* dst = max(dst, src) (dtype; a NaN operand
+                               * is ignored unless both are NaN, as fmax) */
+    TFL_INDEX_MIN = 4,        /* dst = min(dst, src) (dtype; as fmin) */
 } tfl_index_reduce;
 
 typedef enum tfl_index_range_kind {

@@ -125,6 +125,10 @@ typedef enum tfl_sort_select_mode {
     TFL_SELECT_KTH = 1,
     TFL_SELECT_MEDIAN = 2,
     TFL_SELECT_TOPK = 3,
+    /* the most frequent key of the slice (== with all NaNs one key and
+     * -0.0 == +0.0); equal counts: the smallest such key.  values[s] = it,
+     * indices[s] = a position holding it (here: the last). */
+    TFL_SELECT_MODE = 4,
 } tfl_sort_select_mode;
 
 /* A strided view's slice starts (see TFL_SORT_SLICES). */

@@ -2,6 +2,7 @@
  * ops_index.c - the host backend's native "index" ops: index_select, row
  * gather and batched cat.  Elements are moved as opaque bytes.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +16,12 @@ int host_index_supported(const tfl_index_op *op)
         return 0;
     switch (op->kind) {
     case TFL_INDEX_SELECT:
-        if (op->u.select.reduce == TFL_INDEX_ADD &&
+        if (op->u.select.reduce != TFL_INDEX_ASSIGN &&
             op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F64 &&
             op->dtype != TFL_DT_I32 && op->dtype != TFL_DT_I64 &&
             op->dtype != TFL_DT_F16 && op->dtype != TFL_DT_BF16)
             return 0;
-        if (op->u.select.reduce != TFL_INDEX_ASSIGN && op->u.select.reduce != TFL_INDEX_ADD)
+        if (op->u.select.reduce < TFL_INDEX_ASSIGN || op->u.select.reduce > TFL_INDEX_MIN)
             return 0;
         /* fall through */
     case TFL_INDEX_GATHER_ROWS:
@@ -32,7 +33,8 @@ int host_index_supported(const tfl_index_op *op)
             return 0;
         if (op->u.scatter_gather.reduce == TFL_INDEX_ASSIGN)
             return 1;
-        return op->u.scatter_gather.reduce == TFL_INDEX_ADD &&
+        return op->u.scatter_gather.reduce >= TFL_INDEX_ADD &&
+               op->u.scatter_gather.reduce <= TFL_INDEX_MIN &&
                (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64 ||
                 op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64 ||
                 op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16);
@@ -132,6 +134,65 @@ static void add_scaled(char *d, const char *s, tfl_dtype t, double alpha)
     }
 }
 
+/* a (op)= b in double for the floating types: max/min as fmax/fmin
+ * (the CUDA atomics' fmaxf/fminf keep the non-NaN operand) */
+static double reduce_fp(double a, double b, tfl_index_reduce r)
+{
+    switch (r) {
+    case TFL_INDEX_ADD: return a + b;
+    case TFL_INDEX_MUL: return a * b;
+    case TFL_INDEX_MAX: return fmax(a, b);
+    default:            return fmin(a, b);
+    }
+}
+
+static int64_t reduce_int(int64_t a, int64_t b, tfl_index_reduce r)
+{
+    switch (r) {
+    case TFL_INDEX_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case TFL_INDEX_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+    case TFL_INDEX_MAX: return a > b ? a : b;
+    default:            return a < b ? a : b;
+    }
+}
+
+/* d (op)= s for one element of dtype t (scatter_add / scatter_reduce):
+ * half types go through float and round once per element, as PyTorch's
+ * per-element atomics do; float32 computes in float (add/mul rounded to
+ * float each step, as on the GPU). Returns 1 for an unknown dtype. */
+static int reduce_elem(char *d, const char *s, tfl_dtype t, tfl_index_reduce r)
+{
+    switch (t) {
+    case TFL_DT_F16: case TFL_DT_BF16: {
+        uint16_t a, b;
+        memcpy(&a, d, 2);
+        memcpy(&b, s, 2);
+        float fa = t == TFL_DT_F16 ? tfl_f16_to_f32(a) : tfl_bf16_to_f32(a);
+        float fb = t == TFL_DT_F16 ? tfl_f16_to_f32(b) : tfl_bf16_to_f32(b);
+        fa = (float)reduce_fp(fa, fb, r);
+        a = t == TFL_DT_F16 ? tfl_f32_to_f16(fa) : tfl_f32_to_bf16(fa);
+        memcpy(d, &a, 2);
+        return 0;
+    }
+    case TFL_DT_F32: {
+        float a, b;
+        memcpy(&a, d, 4); memcpy(&b, s, 4);
+        if (r == TFL_INDEX_ADD) a += b;
+        else if (r == TFL_INDEX_MUL) a *= b;
+        else a = (float)reduce_fp(a, b, r);
+        memcpy(d, &a, 4);
+        return 0;
+    }
+    case TFL_DT_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
+                       a = reduce_fp(a, b, r); memcpy(d, &a, 8); return 0; }
+    case TFL_DT_I32: { int32_t a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);
+                       a = (int32_t)(uint32_t)(uint64_t)reduce_int(a, b, r); memcpy(d, &a, 4); return 0; }
+    case TFL_DT_I64: { int64_t a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
+                       a = reduce_int(a, b, r); memcpy(d, &a, 8); return 0; }
+    default: return 1;
+    }
+}
+
 static tfl_status do_select(const tfl_index_op *op)
 {
     const tfl_index_tensor *dst = &op->u.select.dst, *src = &op->u.select.src,
@@ -166,7 +227,8 @@ static tfl_status do_select(const tfl_index_op *op)
         }
     }
     const size_t es = op->elem_size;
-    const int add = op->u.select.reduce == TFL_INDEX_ADD;
+    const tfl_index_reduce red = op->u.select.reduce;
+    const int add = red == TFL_INDEX_ADD;
     for (int64_t k = 0; k < n_index; k++) {
         int64_t r = index_at(ix->data, op->index_dtype, ioff[k]);
         int64_t dk = on_dst ? r : k, sk = on_dst ? k : r;
@@ -176,6 +238,9 @@ static tfl_status do_select(const tfl_index_op *op)
             for (int64_t e = 0; e < inner; e++)
                 add_scaled(db + doff[e] * (int64_t)es, sb + soff[e] * (int64_t)es, op->dtype,
                            op->u.select.alpha);
+        } else if (red != TFL_INDEX_ASSIGN) {   /* index_reduce: no alpha */
+            for (int64_t e = 0; e < inner; e++)
+                reduce_elem(db + doff[e] * (int64_t)es, sb + soff[e] * (int64_t)es, op->dtype, red);
         } else if (es == 4) {
             uint32_t *restrict d4 = (uint32_t *)(void *)db;
             const uint32_t *restrict s4 = (const uint32_t *)(const void *)sb;
@@ -359,17 +424,7 @@ static int sg_apply(void *c, int64_t o0, int64_t o1, int64_t o2)
         move_elem(d, s, (size_t)es);
         return 0;
     }
-    switch (op->dtype) {
-    case TFL_DT_F16: case TFL_DT_BF16: add_scaled(d, s, op->dtype, 1.0); break;
-    case TFL_DT_F32: { float a, b; memcpy(&a, d, 4); memcpy(&b, s, 4); a += b; memcpy(d, &a, 4); break; }
-    case TFL_DT_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8); a += b; memcpy(d, &a, 8); break; }
-    case TFL_DT_I32: { int32_t a, b; memcpy(&a, d, 4); memcpy(&b, s, 4);
-                       a = (int32_t)((uint32_t)a + (uint32_t)b); memcpy(d, &a, 4); break; }
-    case TFL_DT_I64: { int64_t a, b; memcpy(&a, d, 8); memcpy(&b, s, 8);
-                       a = (int64_t)((uint64_t)a + (uint64_t)b); memcpy(d, &a, 8); break; }
-    default: return 1;
-    }
-    return 0;
+    return reduce_elem(d, s, op->dtype, op->u.scatter_gather.reduce);
 }
 
 static tfl_status do_scatter_gather(const tfl_index_op *op)

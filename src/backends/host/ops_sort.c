@@ -151,7 +151,7 @@ int host_sort_supported(const tfl_sort_op *op)
         return (op->key == TFL_SORT_KEY_I32 || op->key == TFL_SORT_KEY_I64) && op->value_size > 0;
     if (op->kind == TFL_SORT_SELECT)
         return (op->u.select.mode == TFL_SELECT_KTH || op->u.select.mode == TFL_SELECT_MEDIAN ||
-                op->u.select.mode == TFL_SELECT_TOPK) &&
+                op->u.select.mode == TFL_SELECT_TOPK || op->u.select.mode == TFL_SELECT_MODE) &&
                op->u.select.in.ndim >= 0 && op->u.select.in.ndim <= TFL_SORT_MAX_DIMS &&
                op->u.select.values.ndim >= 0 && op->u.select.values.ndim <= TFL_SORT_MAX_DIMS &&
                op->u.select.indices.ndim >= 0 && op->u.select.indices.ndim <= TFL_SORT_MAX_DIMS;
@@ -495,6 +495,31 @@ static tfl_status run_select(const tfl_sort_op *op)
             nans += fp && a[i].key == mask;
         }
         int64_t kk;
+        if (op->u.select.mode == TFL_SELECT_MODE) {
+            /* -0.0 and +0.0 are one key here (==): re-key without SIGNED_ZERO */
+            for (int64_t i = 0; i < n; i++)
+                a[i].key = radix_key(key, in + i * st, TFL_SORT_NAN_EQUAL);
+            sort_kv(a, a + n, n, bits);   /* stable: a run ends at its last position */
+            int64_t best = 0, best_len = 0;
+            for (int64_t i = 0; i < n;) {
+                int64_t j = i + 1;
+                while (j < n && a[j].key == a[i].key)
+                    j++;
+                if (j - i > best_len) {
+                    best_len = j - i;
+                    best = j - 1;
+                }
+                i = j;
+            }
+            unsigned char *vo = (unsigned char *)op->u.select.values.data +
+                slice_offset(s, op->u.select.values.ndim, op->u.select.values.sizes, op->u.select.values.strides) *
+                    (int64_t)ks;
+            int64_t *io = (int64_t *)op->u.select.indices.data +
+                slice_offset(s, op->u.select.indices.ndim, op->u.select.indices.sizes, op->u.select.indices.strides);
+            memcpy(vo, in + a[best].pos * st, ks);
+            *io = a[best].pos;
+            continue;
+        }
         if (op->u.select.mode == TFL_SELECT_TOPK) {
             const int64_t k = op->u.select.k;
             if (k < 0 || k > n) {

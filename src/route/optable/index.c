@@ -53,11 +53,25 @@ static const char *op_name(void *cookie)
     case K_GATHER: return "index_select_rows";
     case K_CAT:    return "cat";
     case K_ADD_SMALL:
-    case K_ADD_LARGE: return "index_add";
+    case K_ADD_LARGE:
+        switch (k->reduce) {
+        case TFL_INDEX_MUL: return "index_reduce_prod";
+        case TFL_INDEX_MAX: return "index_reduce_amax";
+        case TFL_INDEX_MIN: return "index_reduce_amin";
+        default: return k->fill ? "index_reduce_mean" : "index_add";
+        }
     case K_SCATTER_GATHER:
         if (k->fill)
             return "scatter_value";
-        return k->scatter ? (k->reduce == TFL_INDEX_ADD ? "scatter_add" : "scatter") : "gather";
+        if (!k->scatter)
+            return "gather";
+        switch (k->reduce) {
+        case TFL_INDEX_ADD: return "scatter_add";
+        case TFL_INDEX_MUL: return "scatter_reduce_prod";
+        case TFL_INDEX_MAX: return "scatter_reduce_amax";
+        case TFL_INDEX_MIN: return "scatter_reduce_amin";
+        default: return "scatter";
+        }
     case K_ADVANCED: return k->put ? "index_put" : "index";
     case K_ARANGE:   return "arange";
     case K_LINSPACE: return "linspace";

@@ -44,11 +44,21 @@ int idx_match_scatter_gather(const char *m, index_kernel *k)
         k->reduce = TFL_INDEX_ASSIGN;
     else if (k->fill)
         return 0;
-    else if (strncmp(p, "EclINS0_9ReduceAddE", 19) == 0 &&
-             (k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
-              k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64 ||
-              k->dtype == TFL_DT_F16 || k->dtype == TFL_DT_BF16))
+    else if (!(k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
+               k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64 ||
+               k->dtype == TFL_DT_F16 || k->dtype == TFL_DT_BF16))
+        return 0;
+    /* scatter_reduce: ReduceMean only sums (PyTorch divides by the counts
+     * in a later elementwise kernel) */
+    else if (strncmp(p, "EclINS0_9ReduceAddE", 19) == 0 ||
+             strncmp(p, "EclINS0_10ReduceMeanE", 21) == 0)
         k->reduce = TFL_INDEX_ADD;
+    else if (strncmp(p, "EclINS0_14ReduceMultiplyE", 25) == 0)
+        k->reduce = TFL_INDEX_MUL;
+    else if (strncmp(p, "EclINS0_13ReduceMaximumE", 24) == 0)
+        k->reduce = TFL_INDEX_MAX;
+    else if (strncmp(p, "EclINS0_13ReduceMinimumE", 24) == 0)
+        k->reduce = TFL_INDEX_MIN;
     else
         return 0;
     k->kind = K_SCATTER_GATHER;

@@ -1,6 +1,6 @@
 /*
- * index_select.c - index_select and index_add: indexSelect{Small,Large}Index,
- * indexFunc{Small,Large}Index<ReduceAdd> (TensorInfo kernels) and
+ * index_select.c - index_select, index_add and index_reduce:
+ * indexSelect{Small,Large}Index, indexFunc{Small,Large}Index<Reduce*> (TensorInfo kernels) and
  * vectorized_gather_kernel (dim-0 row gather, nn.Embedding's lookup).
  */
 #include <stdio.h>
@@ -42,12 +42,26 @@ int idx_match_select(const char *m, index_kernel *k)
         return 0;
     k->wide = *p == 'm';
     if (k->kind == K_ADD_SMALL || k->kind == K_ADD_LARGE) {
-        /* index_add (ReduceAdd); index_reduce's prod/amax/amin/mean are not mapped */
-        if (!strstr(p, "9ReduceAddEEEv") || (k->dtype != TFL_DT_F32 && k->dtype != TFL_DT_F64 &&
-                                            k->dtype != TFL_DT_I32 && k->dtype != TFL_DT_I64 &&
-                                            k->dtype != TFL_DT_F16 && k->dtype != TFL_DT_BF16))
+        /* index_add (ReduceAdd, times alpha) and index_reduce: its prod /
+         * amax / amin functors ignore alpha; ReduceMean only sums (the
+         * division by the counts is a later elementwise kernel) */
+        if (k->dtype != TFL_DT_F32 && k->dtype != TFL_DT_F64 && k->dtype != TFL_DT_I32 &&
+            k->dtype != TFL_DT_I64 && k->dtype != TFL_DT_F16 && k->dtype != TFL_DT_BF16)
             return 0;
-        k->reduce = TFL_INDEX_ADD;
+        if (strstr(p, "9ReduceAddEEEv")) {
+            k->reduce = TFL_INDEX_ADD;
+        } else if (strstr(p, "10ReduceMeanEEEv")) {
+            k->reduce = TFL_INDEX_ADD;
+            k->fill = 1;   /* no alpha: sums with alpha 1 */
+        } else if (strstr(p, "14ReduceMultiplyEEEv")) {
+            k->reduce = TFL_INDEX_MUL;
+        } else if (strstr(p, "13ReduceMaximumEEEv")) {
+            k->reduce = TFL_INDEX_MAX;
+        } else if (strstr(p, "13ReduceMinimumEEEv")) {
+            k->reduce = TFL_INDEX_MIN;
+        } else {
+            return 0;
+        }
     }
     return 1;
 }
@@ -112,9 +126,9 @@ tfl_status idx_run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
     int64_t inner = k->wide ? (int64_t)ARG(c, i_inner, uint64_t) : ARG(c, i_inner, uint32_t);
     x->u.select.index_bound = ARG(c, i_inner + 1, int64_t);
     x->u.select.index_dst = add;
-    x->u.select.reduce = add ? TFL_INDEX_ADD : TFL_INDEX_ASSIGN;
+    x->u.select.reduce = add ? k->reduce : TFL_INDEX_ASSIGN;
     x->u.select.alpha = 1.0;
-    if (add) {
+    if (add && k->reduce == TFL_INDEX_ADD && !k->fill) {
         const int i_alpha = i_inner + 4;
         switch (k->dtype) {
         case TFL_DT_F32: x->u.select.alpha = ARG(c, i_alpha, float); break;

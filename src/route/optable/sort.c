@@ -87,7 +87,7 @@ static int match(const char *m, void **cookie)
         !strstr(m, "13unique_by_key") && !strstr(m, "Embedding") && !strstr(m, "UniqueCub_cu") &&
         !strstr(m, "6select23DeviceSelectSweepKernel") && !strstr(m, "3rle6encode") &&
         !strstr(m, "14gatherKthValue") && !strstr(m, "12gatherMedian") && !strstr(m, "6sbtopk10gatherTopK") && !strstr(m, "6mbtopk") &&
-        !strstr(m, "11scan_by_key"))
+        !strstr(m, "11scan_by_key") && !strstr(m, "12compute_mode"))
         return 0;
     char *d = tfl_pt_demangle(m);
     if (!d)
@@ -120,7 +120,8 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     tfl_op op = { .kind = TFL_OP_SORT, .name = k->name };
     int route = 0;
     tfl_status st;
-    if (k->kind == SK_KTHVALUE || k->kind == SK_MEDIAN || k->kind == SK_TOPK || k->kind == SK_TOPK_MB)
+    if (k->kind == SK_KTHVALUE || k->kind == SK_MEDIAN || k->kind == SK_TOPK || k->kind == SK_TOPK_MB ||
+        k->kind == SK_MODE)
         st = sort_run_select(c, k, &op, &route, err, errlen);
     else if (k->kind >= SK_ASSERT)
         st = sort_run_seq(c, k, &op, &route, err, errlen);

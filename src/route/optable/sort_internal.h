@@ -42,6 +42,7 @@ enum {
     SK_MEDIAN,            /* Sorting.cu gatherMedian                   */
     SK_TOPK,              /* TensorTopK.cu sbtopk::gatherTopK          */
     SK_TOPK_MB,           /* TensorTopK.cu mbtopk::gatherTopK          */
+    SK_MODE,              /* TensorModeKernel.cu compute_mode          */
 };
 
 typedef struct sort_kernel {

@@ -123,6 +123,20 @@ int sort_match_select(const char *d, sort_kernel *k)
         k->name = "topk_counts";
         return 1;
     }
+    if ((p = strstr(d, "at::native::compute_mode<"))) {
+        /* TensorModeKernel.cu compute_mode<T, unsigned size>: one block
+         * per slice of a contiguous input (slices of <= 2048 items) */
+        p = strchr(p, '<');
+        const char *ms[3];
+        size_t ml[3];
+        if (tfl_pt_template_args(p, ms, ml, 3) != 2 || !sort_key_type(ms[0], ml[0], &k->key))
+            return 0;
+        k->kind = SK_MODE;
+        k->offset_size = 4;
+        k->key_dims = -1;
+        k->name = "mode";
+        return 1;
+    }
     if ((p = strstr(d, "at::native::mbtopk::gatherTopK<")))
         kind = SK_TOPK_MB;
     else if ((p = strstr(d, "at::native::sbtopk::gatherTopK<")))
@@ -197,6 +211,20 @@ tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         if (s->u.select.out_stride < 0 || s->u.select.index_stride < 0 || s->u.select.k < 0 ||
             s->u.select.k > s->u.select.slice_len)
             return TFL_ERR_UNSUPPORTED;
+    } else if (k->kind == SK_MODE) {
+        /* (const T *input, TensorInfo<T, uint> values, TensorInfo<long,
+         *  uint> indices, int64 sliceSize, int64 slices): 456 bytes; the
+         * input is contiguous, slice s at s * sliceSize */
+        s->u.select.mode = TFL_SELECT_MODE;
+        ok = read_view(c, 1, 0, &s->u.select.values) && read_view(c, 2, 0, &s->u.select.indices);
+        s->u.select.slice_len = TFL_KARG(c, int64_t, 3);
+        s->u.select.slices = TFL_KARG(c, int64_t, 4);
+        s->u.select.stride = 1;
+        memset(&s->u.select.in, 0, sizeof s->u.select.in);
+        s->u.select.in.data = TFL_KARG(c, void *, 0);
+        s->u.select.in.ndim = 1;
+        s->u.select.in.sizes[0] = s->u.select.slices;
+        s->u.select.in.strides[0] = s->u.select.slice_len;
     } else {
         s->u.select.mode = TFL_SELECT_MEDIAN;
         ok = read_view(c, 0, wide, &s->u.select.values) && read_view(c, 1, wide, &s->u.select.indices) &&
