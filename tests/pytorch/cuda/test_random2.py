@@ -184,6 +184,13 @@ def test_random_full_lowp(cuda, dtype, mod):
         assert torch.all((counts - 1 / mod).abs() < 0.2 / mod)
     torch.manual_seed(29)
     assert torch.equal(torch.empty(n, dtype=dtype, device=cuda).random_().cpu(), r)
+    # the same 32-bit draws as int32's random_(), which keeps r % 2^31: so
+    # each value is r % mod for r one of i or i + 2^31, both cases occurring
+    torch.manual_seed(29)
+    i = torch.empty(n, dtype=torch.int32, device=cuda).random_().cpu().long()
+    lo, hi = (i % mod).double(), ((i + 2 ** 31) % mod).double()
+    assert torch.all((v == lo) | (v == hi))
+    assert (v == lo).double().mean() > 0.4 and (v == hi).double().mean() > 0.4
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
