@@ -328,10 +328,12 @@ static void test_decoder(void)
         "_ZN2at6native57_GLOBAL__N__d8df7886_24_DistributionBernoulli_cu_7537a20d43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIN3c104HalfEfPNS_17CUDAGeneratorImplEZZZNS4_16bernoulli_kernelIS9_EEvRNS_18TensorIteratorBaseEdT_ENKUlvE_clEvENKUlvE6_clEvEUlfE_EEvSC_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIS7_f6float4S9_SL_SG_EEvSC_SI_RKT3_T4_EUlifE0_EEvlNS_15PhiloxCudaStateESH_SI_",
         /* F.dropout, vectorised */
         "_ZN2at6native43_GLOBAL__N__50f1b6c4_10_Dropout_cu_0e96ed3824fused_dropout_kernel_vecIffjLi1ELi4EbEEvNS_4cuda6detail10TensorInfoIKT_T1_EENS5_IS6_S8_EENS5_IT4_S8_EES8_T0_NS_15PhiloxCudaStateE",
+        /* torch.randint into half */
+        "_ZN2at6native60_GLOBAL__N__2b2da9da_27_DistributionRandomKernel_cu_f88cee4443distribution_elementwise_grid_stride_kernelIjLi4EZZZNS0_9templates4cuda21random_from_to_kernelIPNS_17CUDAGeneratorImplEEEvRNS_18TensorIteratorBaseEmlT_ENKUlvE_clEvENKUlvE7_clEvEUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIN3c104HalfEj5uint4S7_SF_ZZZS5_IS7_EvS9_mlSA_ENKSB_clEvENKSC_clEvEUljE_EEvS9_T2_RKT3_T4_EUlijE0_EEvlNS_15PhiloxCudaStateET1_SL_",
     };
     static const char *refused[] = {
-        /* half random_ (integers into half): not mapped */
-        "_ZN2at6native60_GLOBAL__N__2b2da9da_27_DistributionRandomKernel_cu_f88cee4443distribution_elementwise_grid_stride_kernelIjLi4EZZZNS0_9templates4cuda21random_from_to_kernelIPNS_17CUDAGeneratorImplEEEvRNS_18TensorIteratorBaseEmlT_ENKUlvE_clEvENKUlvE7_clEvEUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIN3c104HalfEj5uint4S7_SF_ZZZS5_IS7_EvS9_mlSA_ENKSB_clEvENKSC_clEvEUljE_EEvS9_T2_RKT3_T4_EUlijE0_EEvlNS_15PhiloxCudaStateET1_SL_",
+        /* int16 random_: no int16 dtype in the op ABI, not mapped */
+        "_ZN2at6native60_GLOBAL__N__2b2da9da_27_DistributionRandomKernel_cu_f88cee4443distribution_elementwise_grid_stride_kernelIjLi4EZZZNS0_9templates4cuda21random_from_to_kernelIPNS_17CUDAGeneratorImplEEEvRNS_18TensorIteratorBaseEmlT_ENKUlvE_clEvENKUlvE7_clEvEUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIsj5uint4S7_SF_ZZZS5_IS7_EvS9_mlSA_ENKSB_clEvENKSC_clEvEUljE_EEvS9_T2_RKT3_T4_EUlijE0_EEvlNS_15PhiloxCudaStateET1_SL_",
         "_Z11clascl_fulliifP6float2i",
     };
     void *cookie = NULL;
@@ -393,6 +395,82 @@ static void test_decoder(void)
     }
 }
 
+/* cauchy / log_normal / geometric / rrelu: each element against a double
+ * reference built from the same Philox draw (grid-stride: element
+ * t + T*(4k + j) is value j of thread t's draw k). */
+static void test_new_kinds(void)
+{
+    const int64_t n = 5000;
+    const uint64_t T = 512;
+    float *out = malloc(n * sizeof *out), *in = malloc(n * sizeof *in),
+          *noise = malloc(n * sizeof *noise);
+    int64_t *iout = malloc(n * sizeof *iout);
+    for (int64_t i = 0; i < n; i++)
+        in[i] = (float)((i % 7) - 3) * 0.5f;
+    const tfl_random_kind kinds[4] = { TFL_RANDOM_CAUCHY, TFL_RANDOM_LOG_NORMAL,
+                                       TFL_RANDOM_GEOMETRIC, TFL_RANDOM_RRELU };
+    for (int kk = 0; kk < 4; kk++) {
+        tfl_random_op op = base_op(kinds[kk], out, n, 77);
+        op.threads = T;
+        op.offset = 8;
+        op.acc = TFL_DT_F32;
+        op.a = 0.5;
+        op.b = kinds[kk] == TFL_RANDOM_RRELU ? 0.25 : 2.0;
+        if (kinds[kk] == TFL_RANDOM_GEOMETRIC) {
+            op.a = 0.25;
+            op.dtype = TFL_DT_I64;
+            op.out.data = iout;
+        }
+        if (kinds[kk] == TFL_RANDOM_RRELU) {
+            op.in.data = in;
+            op.mask.data = noise;
+        }
+        CHECK(host_random_supported(&op), "kind %d not supported", (int)kinds[kk]);
+        CHECK(host_random(&op) == TFL_OK, "kind %d failed", (int)kinds[kk]);
+        int bad = 0;
+        for (int64_t i = 0; i < n && bad < 3; i++) {
+            uint64_t t = (uint64_t)i % T, q = (uint64_t)i / T, k = q / 4, j = q % 4;
+            uint32_t r[4];
+            tfl_philox_draw(77, t, 8, k, r);
+            double u = (double)r[j] * 0x1p-32 + 0x1p-33;
+            double ref, got = kinds[kk] == TFL_RANDOM_GEOMETRIC ? (double)iout[i] : out[i];
+            double tol = 1e-5;
+            if (kinds[kk] == TFL_RANDOM_CAUCHY) {
+                /* the float draw, clamped, and the float argument of tan */
+                float uf = tfl_curand_uniform(r[j]);
+                uf = uf > 1.0f - 0x1p-23f ? 1.0f - 0x1p-23f : uf < 0x1p-23f ? 0x1p-23f : uf;
+                volatile float arg = 3.14159265358979323846f * (uf - 0.5f);
+                ref = 0.5 + 2.0 * tan((double)arg);
+            } else if (kinds[kk] == TFL_RANDOM_LOG_NORMAL) {
+                /* Box-Muller pair: sin for the even value, cos for the odd */
+                uint32_t x = r[j & 2], y = r[(j & 2) + 1];
+                double u1 = (double)x * 0x1p-32 + 0x1p-33;
+                double v = ((double)y * 0x1p-32 + 0x1p-33) * 2 * 3.14159265358979323846;
+                double z = sqrt(-2.0 * log(u1)) * ((j & 1) ? cos(v) : sin(v));
+                ref = exp(z * 2.0 + 0.5);
+            } else if (kinds[kk] == TFL_RANDOM_GEOMETRIC) {
+                double q2 = log((double)tfl_curand_uniform(r[j])) / log1p(-0.25);
+                ref = ceil(q2);
+                if (fabs(q2 - round(q2)) < 1e-4)
+                    tol = 1.0;             /* float log may round across */
+            } else {
+                double nz = in[i] <= 0 ? 0.5 + u * 0.25 : 1.0;
+                ref = in[i] * nz;
+                if (fabs(noise[i] - nz) > 1e-6)
+                    bad++;
+            }
+            if (!(fabs(got - ref) <= tol * fmax(1.0, fabs(ref))))
+                bad++, fprintf(stderr, "kind %d element %lld: %.9g vs %.9g\n",
+                               (int)kinds[kk], (long long)i, got, ref);
+        }
+        CHECK(bad == 0, "kind %d disagrees with the double reference", (int)kinds[kk]);
+    }
+    free(out);
+    free(in);
+    free(noise);
+    free(iout);
+}
+
 int main(void)
 {
     test_kat();
@@ -400,6 +478,7 @@ int main(void)
     test_distributions();
     test_dropout();
     test_decoder();
+    test_new_kinds();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

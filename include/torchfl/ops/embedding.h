@@ -53,6 +53,14 @@ typedef enum tfl_embedding_kind {
      * grad[offset2bag[i] * gs0 + f * gs1] and weight[indices[i] * ws0 +
      * f * ws1] (i < num_indices; out contiguous). */
     TFL_EMBEDDING_BAG_PSW_BWD = 5,
+    /* F.embedding(max_norm=...) (embedding_renorm_): for k < min(n,
+     * *renorm.num_unique), row r = indices[k] of renorm.weight
+     * (renorm.features elements at r * ws0 + f * ws1): norm = (sum of
+     * |x| (p = 1), x * x (p = 2) or pow(x, p) (other p))^(1 / p) in float
+     * (double for F64); when norm > max_norm every element of the row is
+     * multiplied by (dtype)(max_norm / (norm + 1e-7)).  dtype F32, F64,
+     * F16 or BF16; indices (distinct) index_dtype; weight_rows bounds r. */
+    TFL_EMBEDDING_RENORM = 6,
 } tfl_embedding_kind;
 
 typedef enum tfl_embedding_bag_mode {
@@ -86,6 +94,14 @@ typedef struct tfl_embedding_bag {
     int64_t gs0, gs1;                   /* grad strides, elements          */
 } tfl_embedding_bag;
 
+typedef struct tfl_embedding_renorm {
+    void *weight;
+    int64_t ws0, ws1;                   /* strides, elements              */
+    int64_t features;
+    double max_norm, norm_type;
+    const int64_t *num_unique;          /* one int64 in device memory      */
+} tfl_embedding_renorm;
+
 typedef struct tfl_embedding_op {
     tfl_embedding_kind kind;
     tfl_dtype dtype;          /* grad and grad_weight: F32, F16 or BF16 (sums
@@ -102,6 +118,8 @@ typedef struct tfl_embedding_op {
                                * index_dtype, weight_rows, padding_idx
                                * above apply; padding_idx is compared as
                                * is, any value) */
+    tfl_embedding_renorm renorm;   /* RENORM (indices, n, index_dtype,
+                                    * dtype, weight_rows above apply) */
 } tfl_embedding_op;
 
 #endif

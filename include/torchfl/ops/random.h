@@ -72,6 +72,22 @@ typedef enum tfl_random_kind {
      * down to the nearest category with nonzero probability in `in`
      * (rows x cols, dtype, contiguous).  dtype F32 or F64. */
     TFL_RANDOM_MULTINOMIAL = 10,
+    /* out = fma(b, tan(pi * (u' - 0.5)), a), u = cuRAND uniform; with acc
+     * F32 u' = u clamped to [eps, 1 - eps] (float eps), with acc F64 u' = u
+     * (cauchy_ with median a, sigma b). */
+    TFL_RANDOM_CAUCHY = 11,
+    /* out = exp(fma(n, b, a)), n a normal draw as for NORMAL (log_normal_
+     * with mean a, std b). */
+    TFL_RANDOM_LOG_NORMAL = 12,
+    /* out = ceil(log(u) / log1p(-p)) in the acc type (p = a rounded to acc),
+     * then converted to dtype (geometric_(p); integer outputs too). */
+    TFL_RANDOM_GEOMETRIC = 13,
+    /* rrelu in training (F.rrelu(training=True)): r = u * b + a in double
+     * (u the cuRAND uniform, acc F32 or F64; for F16/BF16 u is first
+     * rounded to the type), rounded to dtype; where in <= 0: out = in * r,
+     * mask = r; else out = in, mask = 1.  mask is the noise tensor, of
+     * dtype; in, out, mask contiguous (a = lower, b = upper - lower). */
+    TFL_RANDOM_RRELU = 14,
 } tfl_random_kind;
 
 typedef enum tfl_random_traverse {
@@ -100,7 +116,11 @@ typedef struct tfl_random_op {
     tfl_dtype dtype;         /* out (and in for dropout): F32 (dropout), F32 or
                               * F64 (UNIFORM/NORMAL/BERNOULLI); INT_FROM_TO and
                               * BERNOULLI_TENSOR: F32, F64, I64, I32, I8, U8,
-                              * BOOL                                        */
+                              * BOOL (INT_FROM_TO also F16, BF16: the int64
+                              * value rounded to float, then to the type);
+                              * with acc F32 the floating kinds may write
+                              * F16/BF16 (the float result rounded once);
+                              * GEOMETRIC with acc F32 also I64, I32, I8, U8 */
     tfl_dtype acc;           /* UNIFORM/NORMAL/BERNOULLI: F32 or F64 draws    */
     int bits;                /* INT_FROM_TO: 32 or 64-bit draws               */
     tfl_dtype mask_dtype;    /* dropout mask: BOOL or U8 (1 byte, 0/1)  */

@@ -7,13 +7,20 @@
  */
 #include <stdlib.h>
 
+#include <math.h>
+
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_embedding_bag.h"
+#include "backends/host/ops_elementwise_fp16.h"
 #include "backends/host/ops_lowp.h"
 #include "common/log.h"
 
 int host_embedding_supported(const tfl_embedding_op *op)
 {
+    if (op && op->kind == TFL_EMBEDDING_RENORM)
+        return (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64 ||
+                op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16) &&
+               (op->index_dtype == TFL_DT_I32 || op->index_dtype == TFL_DT_I64);
     if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))
         return host_embedding_bag_supported(op);
     return op && op->kind == TFL_EMBEDDING_BWD_DENSE && lowp_dtype_ok(op->dtype) &&
@@ -71,8 +78,77 @@ out:
     return st;
 }
 
+/* embedding_renorm_: rows whose p-norm exceeds max_norm scaled down (see
+ * TFL_EMBEDDING_RENORM); the norm in float (double for F64) as the kernel's
+ * accumulate type, the factor computed in double and rounded to dtype. */
+static tfl_status renorm(const tfl_embedding_op *op)
+{
+    const tfl_embedding_renorm *r = &op->renorm;
+    int64_t n = *r->num_unique < op->n ? *r->num_unique : op->n;
+    const double p = r->norm_type;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t row = index_at(op->indices, op->index_dtype, k);
+        if (row < 0 || row >= op->weight_rows) {
+            tfl_error("embedding_renorm: index %lld is outside [0, %lld)", (long long)row,
+                      (long long)op->weight_rows);
+            return TFL_ERR_DEVICE;
+        }
+        char *base = (char *)r->weight;
+        const int64_t L = r->features;
+        if (op->dtype == TFL_DT_F64) {
+            double *w = (double *)base + row * r->ws0, v = 0.0;
+            for (int64_t f = 0; f < L; f++) {
+                double x = w[f * r->ws1];
+                v += p == 1.0 ? fabs(x) : p == 2.0 ? x * x : pow(x, p);
+            }
+            double norm = pow(v, 1.0 / p);
+            if (norm > r->max_norm) {
+                double factor = r->max_norm / (norm + 1e-7);
+                for (int64_t f = 0; f < L; f++)
+                    w[f * r->ws1] *= factor;
+            }
+            continue;
+        }
+        const float pf = (float)p, mf = (float)r->max_norm;
+        float v = 0.0f;
+        for (int64_t f = 0; f < L; f++) {
+            float x;
+            if (op->dtype == TFL_DT_F32) {
+                x = ((float *)base)[row * r->ws0 + f * r->ws1];
+            } else {
+                uint16_t h = ((uint16_t *)base)[row * r->ws0 + f * r->ws1];
+                x = op->dtype == TFL_DT_F16 ? tfl_half_to_float(h) : tfl_bf16_to_float(h);
+            }
+            v += pf == 1.0f ? fabsf(x) : pf == 2.0f ? x * x : powf(x, pf);
+        }
+        float norm = powf(v, (float)(1.0 / (double)pf));
+        if (!(norm > mf))
+            continue;
+        double fd = (double)mf / ((double)norm + 1e-7);
+        if (op->dtype == TFL_DT_F32) {
+            float *w = (float *)base + row * r->ws0, factor = (float)fd;
+            for (int64_t f = 0; f < L; f++)
+                w[f * r->ws1] *= factor;
+        } else {
+            uint16_t *w = (uint16_t *)base + row * r->ws0;
+            const int half = op->dtype == TFL_DT_F16;
+            /* the factor is rounded to the type, the product to the type */
+            float factor = half ? tfl_half_to_float(tfl_float_to_half((float)fd))
+                                : tfl_bf16_to_float(tfl_float_to_bf16((float)fd));
+            for (int64_t f = 0; f < L; f++) {
+                uint16_t *e = w + f * r->ws1;
+                float x = half ? tfl_half_to_float(*e) : tfl_bf16_to_float(*e);
+                *e = half ? tfl_float_to_half(x * factor) : tfl_float_to_bf16(x * factor);
+            }
+        }
+    }
+    return TFL_OK;
+}
+
 tfl_status host_embedding(const tfl_embedding_op *op)
 {
+    if (op && op->kind == TFL_EMBEDDING_RENORM)
+        return host_embedding_supported(op) ? renorm(op) : TFL_ERR_INVALID;
     if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))
         return host_embedding_bag(op);
     if (!host_embedding_supported(op) || op->n < 0 || op->row_len < 0)

@@ -158,8 +158,27 @@ int host_random_supported(const tfl_random_op *op)
     case TFL_RANDOM_MULTINOMIAL:
         return 0;
     case TFL_RANDOM_EXPONENTIAL:
-        return op->traverse == TFL_RANDOM_TRAVERSE_GRID_STRIDE &&
-               (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) && op->dtype == op->acc;
+    case TFL_RANDOM_CAUCHY:
+    case TFL_RANDOM_LOG_NORMAL:
+        if (op->traverse != TFL_RANDOM_TRAVERSE_GRID_STRIDE)
+            return 0;
+        if (op->acc == TFL_DT_F32 && (op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16))
+            return 1;
+        return (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) && op->dtype == op->acc;
+    case TFL_RANDOM_RRELU:
+        return op->traverse == TFL_RANDOM_TRAVERSE_GRID_STRIDE && op->in.ndim == 0 &&
+               op->out.ndim == 0 && op->mask.ndim == 0 &&
+               ((op->acc == TFL_DT_F64 && op->dtype == TFL_DT_F64) ||
+                (op->acc == TFL_DT_F32 && (op->dtype == TFL_DT_F32 ||
+                                           op->dtype == TFL_DT_F16 ||
+                                           op->dtype == TFL_DT_BF16)));
+    case TFL_RANDOM_GEOMETRIC:
+        if (op->traverse != TFL_RANDOM_TRAVERSE_GRID_STRIDE)
+            return 0;
+        if (op->acc == TFL_DT_F64)
+            return op->dtype == TFL_DT_F64;
+        return op->acc == TFL_DT_F32 && op->dtype != TFL_DT_F64 && op->dtype != TFL_DT_BOOL &&
+               (int_out_ok(op->dtype) || op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16);
     case TFL_RANDOM_UNIFORM:
     case TFL_RANDOM_NORMAL:
     case TFL_RANDOM_BERNOULLI:
@@ -168,7 +187,8 @@ int host_random_supported(const tfl_random_op *op)
         return (op->acc == TFL_DT_F32 || op->acc == TFL_DT_F64) &&
                op->dtype == op->acc;
     case TFL_RANDOM_INT_FROM_TO:
-        return (op->bits == 32 || op->bits == 64) && int_out_ok(op->dtype);
+        return (op->bits == 32 || op->bits == 64) &&
+               (int_out_ok(op->dtype) || op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16);
     case TFL_RANDOM_DROPOUT:
         return (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F16 ||
                 op->dtype == TFL_DT_BF16) &&
@@ -210,6 +230,8 @@ static inline void store_int(const rng_ctx *c, int64_t li, int64_t v)
     case TFL_DT_BOOL: *(uint8_t *)p = v != 0; break;
     case TFL_DT_F32: *(float *)p = (float)v; break;
     case TFL_DT_F64: *(double *)p = (double)v; break;
+    case TFL_DT_F16: { uint16_t h = tfl_float_to_half((float)v); memcpy(p, &h, 2); break; }
+    case TFL_DT_BF16: { uint16_t h = tfl_float_to_bf16((float)v); memcpy(p, &h, 2); break; }
     default: break;
     }
 }
@@ -225,6 +247,61 @@ static inline void store_lowp(const tfl_random_op *op, int64_t li, float x, floa
     if (r == bound)
         h = half ? tfl_float_to_half(instead) : tfl_float_to_bf16(instead);
     memcpy(view_at(&op->out, li, 2), &h, 2);
+}
+
+/* A float (acc F32) result into element li: float, half/bfloat16 (one
+ * rounding) or, for geometric_, an integer type (static_cast: truncation). */
+static inline void store_accf(const rng_ctx *c, int64_t li, float x)
+{
+    const tfl_random_op *op = c->op;
+    switch (op->dtype) {
+    case TFL_DT_F32: *(float *)view_at(&op->out, li, 4) = x; break;
+    case TFL_DT_F16: case TFL_DT_BF16: store_lowp(op, li, x, NAN, 0.0f); break;
+    default: store_int(c, li, (int64_t)x); break;
+    }
+}
+
+static inline float lowp_round(tfl_dtype t, float x)
+{
+    return t == TFL_DT_F16 ? tfl_half_to_float(tfl_float_to_half(x))
+                           : tfl_bf16_to_float(tfl_float_to_bf16(x));
+}
+
+/* rrelu_with_noise in training: r = u * range + lower (double arithmetic,
+ * then the element type; half/bfloat16 round u to the type first);
+ * negative inputs scaled by r, noise = r, else noise = 1. */
+static inline void rrelu_emit(const rng_ctx *c, int64_t li, const rval *v)
+{
+    const tfl_random_op *op = c->op;
+    const int64_t i = li;
+    switch (op->dtype) {
+    case TFL_DT_F64: {
+        double x = ((const double *)op->in.data)[i];
+        double r = fma(v->d, op->b, op->a);
+        ((double *)op->out.data)[i] = x <= 0.0 ? x * r : x;
+        ((double *)op->mask.data)[i] = x <= 0.0 ? r : 1.0;
+        break;
+    }
+    case TFL_DT_F32: {
+        float x = ((const float *)op->in.data)[i];
+        float r = (float)fma((double)v->f, op->b, op->a);
+        ((float *)op->out.data)[i] = x <= 0.0f ? x * r : x;
+        ((float *)op->mask.data)[i] = x <= 0.0f ? r : 1.0f;
+        break;
+    }
+    default: {
+        const int half = op->dtype == TFL_DT_F16;
+        uint16_t hx = ((const uint16_t *)op->in.data)[i];
+        float x = half ? tfl_half_to_float(hx) : tfl_bf16_to_float(hx);
+        float u = lowp_round(op->dtype, v->f);
+        float r = lowp_round(op->dtype, (float)fma((double)u, op->b, op->a));
+        float y = x <= 0.0f ? lowp_round(op->dtype, x * r) : x;
+        float nz = x <= 0.0f ? r : 1.0f;
+        ((uint16_t *)op->out.data)[i] = half ? tfl_float_to_half(y) : tfl_float_to_bf16(y);
+        ((uint16_t *)op->mask.data)[i] = half ? tfl_float_to_half(nz) : tfl_float_to_bf16(nz);
+        break;
+    }
+    }
 }
 
 /* Element li receives value v of a draw. */
@@ -279,8 +356,36 @@ static inline void emit(const rng_ctx *c, int64_t li, const rval *v)
         } else {
             const float e2 = 0x1p-23f / 2;
             float lg = v->f >= 1.0f - e2 ? -e2 : logf(v->f);
-            *(float *)view_at(&op->out, li, 4) = -1.0f / c->fa * lg;
+            store_accf(c, li, -1.0f / c->fa * lg);
         }
+        break;
+    case TFL_RANDOM_CAUCHY:
+        /* median + sigma * tan(pi * (u - 0.5)); the float version clamps
+         * u into [eps, 1 - eps] first (tan would overflow at the ends) */
+        if (dbl) {
+            *(double *)view_at(&op->out, li, 8) =
+                fma(op->b, tan(3.14159265358979323846 * (v->d - 0.5)), op->a);
+        } else {
+            const float eps = 0x1p-23f;
+            float u = v->f > 1.0f - eps ? 1.0f - eps : v->f;
+            u = u < eps ? eps : u;
+            store_accf(c, li, fmaf(c->fb, tanf(3.14159265358979323846f * (u - 0.5f)), c->fa));
+        }
+        break;
+    case TFL_RANDOM_LOG_NORMAL:
+        if (dbl)
+            *(double *)view_at(&op->out, li, 8) = exp(fma(v->d, op->b, op->a));
+        else
+            store_accf(c, li, expf(fmaf(v->f, c->fb, c->fa)));
+        break;
+    case TFL_RANDOM_RRELU:
+        rrelu_emit(c, li, v);
+        break;
+    case TFL_RANDOM_GEOMETRIC:
+        if (dbl)
+            *(double *)view_at(&op->out, li, 8) = ceil(log(v->d) / log1p(-op->a));
+        else
+            store_accf(c, li, ceilf(logf(v->f) / log1pf(-c->fa)));
         break;
     case TFL_RANDOM_MASKED_SCALE:
     case TFL_RANDOM_RENORM_ROWS:
@@ -330,13 +435,13 @@ static inline void draw(const rng_ctx *c, uint64_t t, uint64_t k, rval *v)
                 v[j].r = r[j];
         }
     } else if (op->acc == TFL_DT_F64) {
-        if (op->kind == TFL_RANDOM_NORMAL) {
+        if (op->kind == TFL_RANDOM_NORMAL || op->kind == TFL_RANDOM_LOG_NORMAL) {
             tfl_curand_box_muller_double(r[0], r[1], r[2], r[3], &v[0].d, &v[1].d);
         } else {
             v[0].d = tfl_curand_uniform_double(r[0], r[1]);
             v[1].d = tfl_curand_uniform_double(r[2], r[3]);
         }
-    } else if (op->kind == TFL_RANDOM_NORMAL) {
+    } else if (op->kind == TFL_RANDOM_NORMAL || op->kind == TFL_RANDOM_LOG_NORMAL) {
         tfl_curand_box_muller(r[0], r[1], &v[0].f, &v[1].f);
         tfl_curand_box_muller(r[2], r[3], &v[2].f, &v[3].f);
     } else {

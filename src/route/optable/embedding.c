@@ -29,6 +29,11 @@
  *       numel of gradWeight)
  * The sum/mean backward (radix sort + EmbeddingBackwardKernel.cu) is not
  * mapped.
+ *
+ * renorm_kernel<scalar_t, accscalar_t, const index_t> (F.embedding with
+ * max_norm): weights, indices, max_norm, norm_type (accscalar_t), long dim,
+ * stride0, stride1, const long *num_unique_indices; grid = one block per
+ * index.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +44,7 @@
 
 /* cookie: the index dtype | the element dtype << 8 | the bag kernel << 16 */
 enum { BAG_NONE = 0, BAG_FWD_MAX = 1, BAG_FWD_SUM_MEAN = 2, BAG_BWD_MAX = 3,
-       BAG_GRAD_PARTIALS = 4, BAG_PSW_BWD = 5 };
+       BAG_GRAD_PARTIALS = 4, BAG_PSW_BWD = 5, RENORM = 6 };
 
 static int match_bag(const char *m, void **cookie)
 {
@@ -68,8 +73,36 @@ static int match_bag(const char *m, void **cookie)
     return 0;
 }
 
+/* renorm_kernel<scalar_t, accscalar_t, const index_t>(scalar_t *weights,
+ * const index_t *indices, accscalar_t max_norm, accscalar_t norm_type,
+ * long dim, long stride0, long stride1, const long *num_unique_indices)
+ * of Embedding.cu (embedding_renorm_, F.embedding's max_norm). */
+static int match_renorm(const char *m, void **cookie)
+{
+    static const struct { const char *tok; tfl_dtype dt; } ts[] = {
+        { "13renorm_kernelIffK", TFL_DT_F32 },
+        { "13renorm_kernelIddK", TFL_DT_F64 },
+        { "13renorm_kernelIN3c104HalfEfK", TFL_DT_F16 },
+        { "13renorm_kernelIN3c108BFloat16EfK", TFL_DT_BF16 },
+    };
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        const char *p = strstr(m, ts[i].tok);
+        if (!p)
+            continue;
+        p += strlen(ts[i].tok);
+        if ((p[0] != 'i' && p[0] != 'l') || p[1] != 'E')
+            return 0;
+        unsigned idx = p[0] == 'l' ? TFL_DT_I64 : TFL_DT_I32;
+        *cookie = (void *)(uintptr_t)(idx | ((unsigned)ts[i].dt << 8) | (unsigned)RENORM << 16);
+        return 1;
+    }
+    return 0;
+}
+
 static int match(const char *m, void **cookie)
 {
+    if (strstr(m, "Embedding_cu") && strstr(m, "13renorm_kernelI"))
+        return match_renorm(m, cookie);
     if (strstr(m, "EmbeddingBag_") || strstr(m, "compute_grad_weight_bags") ||
         strstr(m, "_embedding_bag_per_sample_weights_backward_kernel"))
         return match_bag(m, cookie);
@@ -104,6 +137,8 @@ static const char *op_name(void *cookie)
         return "embedding_bag_backward_partials";
     case BAG_PSW_BWD:
         return "embedding_bag_backward_psw";
+    case RENORM:
+        return "embedding_renorm";
     default:
         return "embedding_backward";
     }
@@ -308,9 +343,58 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
     return st;
 }
 
+/* One block per (sorted, distinct) index; blocks past *num_unique return. */
+static tfl_status run_renorm(const tfl_kcall *c, tfl_dtype dt, tfl_dtype it, char *err,
+                             size_t errlen)
+{
+    tfl_op op = { .kind = TFL_OP_EMBEDDING, .name = "embedding_renorm" };
+    tfl_embedding_op *e = &op.u.embedding;
+    tfl_embedding_renorm *r = &e->renorm;
+    e->kind = TFL_EMBEDDING_RENORM;
+    e->dtype = dt;
+    e->index_dtype = it;
+    r->weight = ARG(c, 0, void *);
+    e->indices = ARG(c, 1, const void *);
+    if (dt == TFL_DT_F64) {
+        r->max_norm = ARG(c, 2, double);
+        r->norm_type = ARG(c, 3, double);
+    } else {
+        r->max_norm = ARG(c, 2, float);
+        r->norm_type = ARG(c, 3, float);
+    }
+    r->features = ARG(c, 4, int64_t);
+    r->ws0 = ARG(c, 5, int64_t);
+    r->ws1 = ARG(c, 6, int64_t);
+    r->num_unique = ARG(c, 7, const int64_t *);
+    e->n = (int64_t)c->grid[0] * c->grid[1] * c->grid[2];
+    if (c->grid[1] != 1 || c->grid[2] != 1 || r->features < 0 || r->ws0 < 0 || r->ws1 < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (e->n == 0 || r->features == 0)
+        return TFL_OK;
+    const int64_t isz = it == TFL_DT_I64 ? 8 : 4;
+    const int64_t esz = (int64_t)tfl_dtype_size(dt);
+    if (!in_mem(e->indices, e->n * isz) || !in_mem(r->num_unique, 8)) {
+        snprintf(err, errlen, "embedding_renorm: an operand is not in device memory");
+        return TFL_ERR_DEVICE;
+    }
+    e->weight_rows = rows_strided(r->weight, r->ws0 * esz,
+                                  ((r->features - 1) * r->ws1 + 1) * esz);
+    if (e->weight_rows < 0) {
+        snprintf(err, errlen, "embedding_renorm: the weight is not in device memory");
+        return TFL_ERR_DEVICE;
+    }
+    tfl_status st = tfl_route_op(&op, c->stream);
+    if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "embedding_renorm failed (%d)", (int)st);
+    return st;
+}
+
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
     const unsigned bk = (unsigned)(((uintptr_t)cookie >> 16) & 0xff);
+    if (bk == RENORM)
+        return run_renorm(c, (tfl_dtype)(((uintptr_t)cookie >> 8) & 0xff),
+                          (tfl_dtype)((uintptr_t)cookie & 0xff), err, errlen);
     if (bk != BAG_NONE)
         return run_bag(c, bk, (tfl_dtype)(((uintptr_t)cookie >> 8) & 0xff),
                        (tfl_dtype)((uintptr_t)cookie & 0xff), err, errlen);

@@ -9,8 +9,10 @@
  *     float / double; <unsigned int, 4> and <unsigned long, 2> for
  *     random_from_to_kernel (torch.randint), random_kernel (random_()) and
  *     random_full_64_bits_range_kernel into float, double, int64, int32,
- *     int8, uint8, bool; both the trivial-1d launch and the
- *     OffsetCalculator launch;
+ *     int8, uint8, bool, half, bfloat16; exponential_kernel, cauchy_kernel,
+ *     log_normal_kernel (float, double, half, bfloat16) and geometric_kernel
+ *     (also int64, int32, int8, uint8 with float draws); both the
+ *     trivial-1d launch and the OffsetCalculator launch;
  *   fused_dropout_kernel_vec<float|Half|BFloat16, float, unsigned int|unsigned long,
  *                            1, VEC, bool|uchar>
  *   fused_dropout_kernel<float|Half|BFloat16, float, unsigned int|unsigned long, A, B,
@@ -19,6 +21,8 @@
  *   the contiguous elementwise launches of masked_scale_kernel<bool, T, float> (T float,
  *     half, bfloat16)
  *     (dropout backward: grad * mask * scale; vectorized and uncast unrolled);
+ *   rrelu_with_noise_cuda_kernel<float|double|Half|BFloat16, 4|2>
+ *     (F.rrelu(training=True); its backward is an elementwise mul by noise);
  *   kernelPointwiseApply2 of bernoulli_tensor_cuda_kernel<scalar_t, float|double>
  *     (torch.bernoulli(p) / bernoulli_(p_tensor)): TensorInfo ret, TensorInfo
  *     p, total, the lambda holding the PhiloxCudaState.
@@ -54,6 +58,7 @@ typedef enum rkind {
     RK_MASKED_SCALE,      /* dropout backward: contiguous elementwise launch   */
     RK_RENORM_ROWS,       /* multinomial's renormRowsL1<scalar_t>               */
     RK_MULTINOMIAL,       /* sampleMultinomialWithReplacement<scalar_t>         */
+    RK_RRELU,             /* rrelu_with_noise_cuda_kernel<scalar_t, unroll>     */
 } rkind;
 
 typedef struct rcookie {
@@ -88,7 +93,8 @@ static int int_scalar(char code, tfl_dtype *t)
 }
 
 /* uniform_and_transform / normal_and_transform<c10::Half|BFloat16, float>
- * (uniform_, bernoulli_(p), normal_):
+ * (uniform_, bernoulli_(p), normal_, exponential_, cauchy_, log_normal_,
+ * geometric_):
  * the scalar type into *t. */
 static int lowp_transform(const char *m, tfl_dtype *t)
 {
@@ -127,13 +133,26 @@ static int match_dist(const char *m, rcookie *c)
         c->kind = TFL_RANDOM_BERNOULLI; c->op = "bernoulli";
     } else if (strstr(m, "18exponential_kernel")) {
         c->kind = TFL_RANDOM_EXPONENTIAL; c->op = "exponential";
+    } else if (strstr(m, "13cauchy_kernel")) {
+        c->kind = TFL_RANDOM_CAUCHY; c->op = "cauchy";
+    } else if (strstr(m, "17log_normal_kernel")) {
+        c->kind = TFL_RANDOM_LOG_NORMAL; c->op = "log_normal";
+    } else if (strstr(m, "16geometric_kernel")) {
+        c->kind = TFL_RANDOM_GEOMETRIC; c->op = "geometric";
     } else {
         return 0;
     }
     if (is_int) {
         /* <scalar_t, uint32|uint64, uint4|ulonglong2, ...> */
-        if (!int_scalar(p[0], &c->dtype))
+        if (!strncmp(p, "N3c104HalfE", 11)) {
+            c->dtype = TFL_DT_F16;
+            p += 10;
+        } else if (!strncmp(p, "N3c108BFloat16E", 15)) {
+            c->dtype = TFL_DT_BF16;
+            p += 14;
+        } else if (!int_scalar(p[0], &c->dtype)) {
             return 0;
+        }
         if (!strncmp(p + 1, "j5uint4", 7) &&
             strstr(m, "distribution_elementwise_grid_stride_kernelIjLi4E"))
             c->bits = 32;
@@ -148,10 +167,15 @@ static int match_dist(const char *m, rcookie *c)
     } else if (!strncmp(p, "ff6float4", 9) &&
                strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
         c->dtype = c->acc = TFL_DT_F32;
+    } else if (c->kind == TFL_RANDOM_GEOMETRIC && p[0] != 'f' && p[0] != 'd' &&
+               !strncmp(p + 1, "f6float4", 8) && int_scalar(p[0], &c->dtype) &&
+               c->dtype != TFL_DT_BOOL &&
+               strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
+        /* geometric_ into an integer type: float draws and transform */
+        c->acc = TFL_DT_F32;
     } else if (!strncmp(p, "S7_f6float4", 11) &&
                strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E") &&
-               (c->kind == TFL_RANDOM_UNIFORM || c->kind == TFL_RANDOM_NORMAL ||
-                c->kind == TFL_RANDOM_BERNOULLI) &&
+               c->kind != TFL_RANDOM_INT_FROM_TO &&
                (lowp_transform(m, &c->dtype))) {
         /* <c10::Half|BFloat16, float, float4>: S7_ names the scalar_t of
          * uniform/normal_and_transform<scalar_t, float, ...> (bernoulli_(p)
@@ -186,6 +210,8 @@ static uint64_t full_range_of(tfl_dtype t)
     case TFL_DT_U8: return 256;
     case TFL_DT_F32: return ((uint64_t)1 << 24) + 1;
     case TFL_DT_F64: return ((uint64_t)1 << 53) + 1;
+    case TFL_DT_F16: return ((uint64_t)1 << 11) + 1;
+    case TFL_DT_BF16: return ((uint64_t)1 << 8) + 1;
     default: return 0;
     }
 }
@@ -345,6 +371,39 @@ static int match_multinomial(const char *m, rcookie *c)
     return 1;
 }
 
+/* rrelu_with_noise_cuda_kernel<scalar_t, unroll, F>(int numel,
+ * PhiloxCudaState, scalar_t *output, const scalar_t *input, scalar_t
+ * *noise, double lower, double upper, const F &random_func): PyTorch runs
+ * double with unroll 2 (curand_uniform2_double), the others with 4
+ * (curand_uniform4). */
+static int match_rrelu(const char *m, rcookie *c)
+{
+    static const char k[] = "28rrelu_with_noise_cuda_kernelI";
+    const char *p = strstr(m, k);
+    if (!p)
+        return 0;
+    p += strlen(k);
+    int unroll;
+    if (!strncmp(p, "fLi4E", 5)) {
+        c->dtype = TFL_DT_F32; unroll = 4;
+    } else if (!strncmp(p, "dLi2E", 5)) {
+        c->dtype = TFL_DT_F64; unroll = 2;
+    } else if (!strncmp(p, "N3c104HalfELi4E", 15)) {
+        c->dtype = TFL_DT_F16; unroll = 4;
+    } else if (!strncmp(p, "N3c108BFloat16ELi4E", 19)) {
+        c->dtype = TFL_DT_BF16; unroll = 4;
+    } else {
+        return 0;
+    }
+    if (!strstr(m, "EEviNS_15PhiloxCudaStateEPT_PKS"))
+        return 0;
+    c->acc = unroll == 2 ? TFL_DT_F64 : TFL_DT_F32;
+    c->rk = RK_RRELU;
+    c->kind = TFL_RANDOM_RRELU;
+    c->op = "rrelu";
+    return 1;
+}
+
 static int match(const char *mangled, void **cookie)
 {
     rcookie c;
@@ -360,6 +419,8 @@ static int match(const char *mangled, void **cookie)
         ok = match_bernoulli_tensor(mangled, &c);
     else if (strstr(mangled, "masked_scale_kernel"))
         ok = match_masked_scale(mangled, &c);
+    else if (strstr(mangled, "rrelu_with_noise_cuda_kernel"))
+        ok = match_rrelu(mangled, &c);
     if (!ok)
         return 0;
     rcookie *keep = malloc(sizeof *keep);
@@ -479,6 +540,33 @@ static int view_from_tensor_info(const unsigned char *ti, int wide, size_t esz,
     return prod == numel;
 }
 
+static tfl_status decode_rrelu(const tfl_kcall *call, const rcookie *c, tfl_random_op *r,
+                               char *err, size_t errlen)
+{
+    int32_t n = (int32_t)rd_u32(call->args[0]);
+    tfl_status st = unpack_philox(call->args[1], &r->seed, &r->offset, err, errlen);
+    if (st != TFL_OK)
+        return st;
+    if (n < 0)
+        return TFL_ERR_UNSUPPORTED;
+    r->numel = n;
+    r->dtype = c->dtype;
+    r->acc = c->acc;
+    r->traverse = TFL_RANDOM_TRAVERSE_GRID_STRIDE;
+    r->out.data = (void *)(uintptr_t)rd_u64(call->args[2]);
+    r->in.data = (void *)(uintptr_t)rd_u64(call->args[3]);
+    r->mask.data = (void *)(uintptr_t)rd_u64(call->args[4]);
+    double lower = rd_f64(call->args[5]), upper = rd_f64(call->args[6]);
+    r->a = lower;
+    r->b = upper - lower;
+    const size_t esz = tfl_dtype_size(c->dtype);
+    if ((st = check_view(&r->out, n, esz, "rrelu output", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->in, n, esz, "rrelu input", err, errlen)) != TFL_OK ||
+        (st = check_view(&r->mask, n, esz, "rrelu noise", err, errlen)) != TFL_OK)
+        return st;
+    return TFL_OK;
+}
+
 static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_random_op *r,
                               char *err, size_t errlen)
 {
@@ -540,6 +628,17 @@ static tfl_status decode_dist(const tfl_kcall *call, const rcookie *c, tfl_rando
         break;
     case TFL_RANDOM_EXPONENTIAL:           /* [lambda] in the accumulate type */
         r->a = dbl ? rd_f64(cap8) : rd_f32(cap4);
+        break;
+    case TFL_RANDOM_CAUCHY:                /* [median, sigma] accumulate type */
+    case TFL_RANDOM_LOG_NORMAL:            /* [mean, std] accumulate type    */
+        if (dbl) {
+            r->a = rd_f64(cap8); r->b = rd_f64(cap8 + 8);
+        } else {
+            r->a = rd_f32(cap4); r->b = rd_f32(cap4 + 4);
+        }
+        break;
+    case TFL_RANDOM_GEOMETRIC:             /* [p] double, rounded to acc   */
+        r->a = dbl ? rd_f64(cap8) : (double)(float)rd_f64(cap8);
         break;
     case TFL_RANDOM_BERNOULLI:             /* [p] double; a float kernel rounds it */
         r->a = dbl ? rd_f64(cap8) : (double)(float)rd_f64(cap8);
@@ -752,6 +851,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     r->kind = c->kind;
     r->threads = (uint64_t)call->grid[0] * call->block[0];
     tfl_status st = c->rk == RK_DIST ? decode_dist(call, c, r, err, errlen)
+                  : c->rk == RK_RRELU ? decode_rrelu(call, c, r, err, errlen)
                   : c->rk == RK_BERNOULLI_TENSOR ? decode_bernoulli_tensor(call, c, r, err, errlen)
                   : decode_dropout(call, c, r, err, errlen);
     if (st != TFL_OK)
