@@ -2,7 +2,8 @@
  * test_optable_spatial.c - the "spatial" decoder against real torch 2.11
  * kernel names (from the wheel's sm_80 cubins): every pooling / resize /
  * roll kernel it should claim, with its op name, and those it must leave
- * alone (uint8 nearest, antialiased resize); a launch whose operands are
+ * alone (uint8 nearest, antialiased resize, float16/bfloat16 3-D
+ * pooling); a launch whose operands are
  * not device memory is refused with TFL_ERR_DEVICE before anything runs,
  * and a launch whose sizes do not describe whole tensors is not guessed
  * at.  (Decode-and-run is covered end to end by
@@ -63,6 +64,51 @@ static const struct { const char *name, *op; } tab[] = {
     { "_ZN2at6native16roll_cuda_kernelIN3c107complexIdEEEEvPKT_PS5_llllll", "roll" },
     { "_ZN2at6native16roll_cuda_kernelIsEEvPKT_PS2_llllll", "roll" },
     { "_ZN2at6native56_GLOBAL__N__ad960445_23_AdaptiveMaxPooling2d_cu_b5d80e8f15adaptivemaxpoolIdEEvPKT_PS3_Pliiiilll", "adaptive_max_pool2d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3828upsample_nearest1d_out_frameIN3c104HalfEXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_mmmmPS5_f", "upsample_nearest1d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3828upsample_nearest1d_out_frameIN3c104HalfEXadL_ZNS0_43nearest_neighbor_exact_compute_source_indexEfiiEEEEvPKT_mmmmPS5_f", "upsample_nearest1d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3828upsample_nearest1d_out_frameIdXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3828upsample_nearest1d_out_frameIdXadL_ZNS0_43nearest_neighbor_exact_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3828upsample_nearest1d_out_frameIfXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3828upsample_nearest1d_out_frameIfXadL_ZNS0_43nearest_neighbor_exact_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3837upsample_nearest1d_backward_out_frameIN3c104HalfEfXadL_ZNS0_40nearest_neighbor_bw_compute_source_indexEfiiEEEEvPKT_mmmmPS5_f", "upsample_nearest1d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3837upsample_nearest1d_backward_out_frameIN3c104HalfEfXadL_ZNS0_46nearest_neighbor_exact_bw_compute_source_indexEfiiEEEEvPKT_mmmmPS5_f", "upsample_nearest1d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3837upsample_nearest1d_backward_out_frameIddXadL_ZNS0_40nearest_neighbor_bw_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3837upsample_nearest1d_backward_out_frameIddXadL_ZNS0_46nearest_neighbor_exact_bw_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3837upsample_nearest1d_backward_out_frameIffXadL_ZNS0_40nearest_neighbor_bw_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d_backward" },
+    { "_ZN2at6native53_GLOBAL__N__658bdacc_20_UpSampleNearest1d_cu_19867e3837upsample_nearest1d_backward_out_frameIffXadL_ZNS0_46nearest_neighbor_exact_bw_compute_source_indexEfiiEEEEvPKT_mmmmPS3_f", "upsample_nearest1d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__402387b7_19_UpSampleLinear1d_cu_bb295a3027upsample_linear1d_out_frameIN3c104HalfEfEEviT0_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm2ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESE_Lm3ESF_lEENS9_INSA_ISC_SD_Lm2ESF_lEESJ_SD_Lm3ESF_lEE", "upsample_linear1d" },
+    { "_ZN2at6native52_GLOBAL__N__402387b7_19_UpSampleLinear1d_cu_bb295a3027upsample_linear1d_out_frameIddEEviT0_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm2ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESD_Lm3ESE_lEENS7_INS8_ISB_SC_Lm2ESE_lEESI_SC_Lm3ESE_lEE", "upsample_linear1d" },
+    { "_ZN2at6native52_GLOBAL__N__402387b7_19_UpSampleLinear1d_cu_bb295a3027upsample_linear1d_out_frameIffEEviT0_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm2ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESD_Lm3ESE_lEENS7_INS8_ISB_SC_Lm2ESE_lEESI_SC_Lm3ESE_lEE", "upsample_linear1d" },
+    { "_ZN2at6native52_GLOBAL__N__402387b7_19_UpSampleLinear1d_cu_bb295a3036upsample_linear1d_out_frame_backwardIN3c104HalfEfEEviT0_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorINS3_8ArrayRefIlEET_Lm2ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESD_Lm3ESE_lEENS9_INSA_ISC_KSD_Lm2ESE_lEESI_SK_Lm3ESE_lEE", "upsample_linear1d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__402387b7_19_UpSampleLinear1d_cu_bb295a3036upsample_linear1d_out_frame_backwardIddEEviT0_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESC_Lm3ESD_lEENS7_INS8_ISB_KSC_Lm2ESD_lEESH_SJ_Lm3ESD_lEE", "upsample_linear1d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__402387b7_19_UpSampleLinear1d_cu_bb295a3036upsample_linear1d_out_frame_backwardIffEEviT0_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESC_Lm3ESD_lEENS7_INS8_ISB_KSC_Lm2ESD_lEESH_SJ_Lm3ESD_lEE", "upsample_linear1d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__d8182050_19_DilatedMaxPool3d_cu_9bd66eb440max_pool3d_with_indices_single_out_frameIN3c104HalfEEEvPKT_PS5_Pliiiiiiiiiiiiiiiiiiiiib", NULL },
+    { "_ZN2at6native52_GLOBAL__N__d8182050_19_DilatedMaxPool3d_cu_9bd66eb440max_pool3d_with_indices_single_out_frameIdEEvPKT_PS3_Pliiiiiiiiiiiiiiiiiiiiib", "max_pool3d" },
+    { "_ZN2at6native52_GLOBAL__N__d8182050_19_DilatedMaxPool3d_cu_9bd66eb440max_pool3d_with_indices_single_out_frameIfEEvPKT_PS3_Pliiiiiiiiiiiiiiiiiiiiib", "max_pool3d" },
+    { "_ZN2at6native52_GLOBAL__N__d8182050_19_DilatedMaxPool3d_cu_9bd66eb449max_pool3d_with_indices_backward_single_out_frameIN3c104HalfEEEvPT_PKS5_PKliiiiiiiiib", NULL },
+    { "_ZN2at6native52_GLOBAL__N__d8182050_19_DilatedMaxPool3d_cu_9bd66eb449max_pool3d_with_indices_backward_single_out_frameIdEEvPT_PKS3_PKliiiiiiiiib", "max_pool3d_backward" },
+    { "_ZN2at6native52_GLOBAL__N__d8182050_19_DilatedMaxPool3d_cu_9bd66eb449max_pool3d_with_indices_backward_single_out_frameIfEEvPT_PKS3_PKliiiiiiiiib", "max_pool3d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c29avg_pool3d_cuda_update_outputILi3EN3c104HalfEfEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT0_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS8_INS9_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEEiiiiiiiibii", NULL },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c29avg_pool3d_cuda_update_outputILi3EddEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT0_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiibii", "avg_pool3d" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c29avg_pool3d_cuda_update_outputILi3EffEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT0_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiibii", "avg_pool3d" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c29avg_pool3d_cuda_update_outputIN3c104HalfEfEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS8_INS9_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEEiiiiiiiiibii", NULL },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c29avg_pool3d_cuda_update_outputIddEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiiibii", "avg_pool3d" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c29avg_pool3d_cuda_update_outputIffEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiiibii", "avg_pool3d" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c33avg_pool3d_cuda_update_grad_inputIN3c104HalfEfEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS8_INS9_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEEiiiiiiiiibii", NULL },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c33avg_pool3d_cuda_update_grad_inputIddEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiiibii", "avg_pool3d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c33avg_pool3d_cuda_update_grad_inputIffEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiiibii", "avg_pool3d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c40avg_pool3d_cuda_update_grad_input_atomicIN3c104HalfEfEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS8_INS9_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEEiiiiiiiiibiii", NULL },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c40avg_pool3d_cuda_update_grad_input_atomicIddEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiiibiii", "avg_pool3d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c40avg_pool3d_cuda_update_grad_input_atomicIffEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiiiiiiibiii", "avg_pool3d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c44avg_pool3d_single_backward_out_frame_stride1IN3c104HalfEfEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS8_INS9_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEEiiiT0_i", NULL },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c44avg_pool3d_single_backward_out_frame_stride1IddEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiT0_i", "avg_pool3d_backward" },
+    { "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8eae74c44avg_pool3d_single_backward_out_frame_stride1IffEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS6_INS7_ISA_SB_Lm3ESD_lEESH_SB_Lm4ESD_lEEiiiT0_i", "avg_pool3d_backward" },
+    { "_ZN2at6native55_GLOBAL__N__cde4609a_22_UpSampleTrilinear3d_cu_efb54c9330upsample_trilinear3d_out_frameIN3c104HalfEfEEviT0_S5_S5_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESE_Lm5ESF_lEENS9_INSA_ISC_SD_Lm4ESF_lEESJ_SD_Lm5ESF_lEE", NULL },
+    { "_ZN2at6native55_GLOBAL__N__cde4609a_22_UpSampleTrilinear3d_cu_efb54c9330upsample_trilinear3d_out_frameIddEEviT0_S3_S3_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm4ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS7_INS8_ISB_SC_Lm4ESE_lEESI_SC_Lm5ESE_lEE", "upsample_trilinear3d" },
+    { "_ZN2at6native55_GLOBAL__N__cde4609a_22_UpSampleTrilinear3d_cu_efb54c9330upsample_trilinear3d_out_frameIffEEviT0_S3_S3_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm4ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS7_INS8_ISB_SC_Lm4ESE_lEESI_SC_Lm5ESE_lEE", "upsample_trilinear3d" },
+    { "_ZN2at6native55_GLOBAL__N__cde4609a_22_UpSampleTrilinear3d_cu_efb54c9339upsample_trilinear3d_backward_out_frameIN3c104HalfEfEEviT0_S5_S5_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorINS3_8ArrayRefIlEET_Lm4ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS9_INSA_ISC_KSD_Lm4ESE_lEESI_SK_Lm5ESE_lEEPSD_", NULL },
+    { "_ZN2at6native55_GLOBAL__N__cde4609a_22_UpSampleTrilinear3d_cu_efb54c9339upsample_trilinear3d_backward_out_frameIddEEviT0_S3_S3_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEET_Lm4ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESC_Lm5ESD_lEENS7_INS8_ISB_KSC_Lm4ESD_lEESH_SJ_Lm5ESD_lEEPSC_", "upsample_trilinear3d_backward" },
+    { "_ZN2at6native55_GLOBAL__N__cde4609a_22_UpSampleTrilinear3d_cu_efb54c9339upsample_trilinear3d_backward_out_frameIffEEviT0_S3_S3_bN5torch10headeronly6detail27GenericPackedTensorAccessorINS6_14TensorAccessorIN3c108ArrayRefIlEET_Lm4ENS5_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESC_Lm5ESD_lEENS7_INS8_ISB_KSC_Lm4ESD_lEESH_SJ_Lm5ESD_lEEPSC_", "upsample_trilinear3d_backward" },
     { "_ZN2at6native53_GLOBAL__N__222ba01c_20_UpSampleNearest2d_cu_198c5ce228upsample_nearest2d_out_frameIhXadL_ZNS0_37nearest_neighbor_compute_source_indexEfiiEEEEvPKT_PS3_mmmmmff", NULL },
     { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e327upsample_gen2d_aa_out_frameIffNS0_18upsample_antialias21BilinearFilterFunctorEEEvT0_S5_N5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm3ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESF_Lm4ESG_lEENS9_INSA_ISD_SE_Lm3ESG_lEESK_SE_Lm4ESG_lEERKT1_", NULL },
     { "_ZN2at6native54_GLOBAL__N__483be8b1_21_UpSampleBilinear2d_cu_607db5e336upsample_gen2d_aa_backward_out_frameIffNS0_18upsample_antialias21BilinearFilterFunctorEEEvT0_S5_N5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorIN3c108ArrayRefIlEET_Lm3ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESE_Lm4ESF_lEENS9_INSA_ISD_KSE_Lm3ESF_lEESJ_SL_Lm4ESF_lEERKT1_", NULL },
@@ -140,6 +186,31 @@ static void test_refusals(void)
     float hs = NAN, ws = 0.5f;
     void *np[] = { &pin, &pout, &nc, &h1, &w1, &h2, &w2, &hs, &ws };
     CHECK(launch(find("28upsample_nearest2d_out_frameIfXadL_ZNS0_37"), np, 1) == TFL_ERR_INVALID, "NaN scale refused");
+    /* max_pool3d_with_indices_single_out_frame<float>: operands on the
+     * stack are refused; a launch that is one of several z chunks
+     * (offsetZ != 0) is not guessed at */
+    {
+        float vin[2 * 4 * 4 * 4], vout[2 * 2 * 2 * 2];
+        int64_t vind[2 * 2 * 2 * 2];
+        void *a0 = vin, *a1 = vout, *a2 = vind;
+        int32_t C3 = 2, T = 4, H3 = 4, W3 = 4, Nb = 1, OT = 2, OH = 2, OW = 2, two = 2, zero = 0;
+        int32_t offz = 0;
+        uint8_t cl = 0;
+        void *m3[] = { &a0, &a1, &a2, &C3, &T, &H3, &W3, &Nb, &OT, &OH, &OW, &two, &two, &two,
+                       &two, &two, &two, &zero, &zero, &zero, &d, &d, &d, &offz, &cl };
+        const char *nm = find("40max_pool3d_with_indices_single_out_frameIfE");
+        void *cookie = NULL;
+        char err[256] = "";
+        CHECK(nm && tfl_kfamily_spatial.match(nm, &cookie), "max_pool3d claimed");
+        tfl_kcall c3 = { .name = nm, .grid = { 1, 1, 4 }, .block = { 32, 8, 1 }, .args = m3 };
+        if (cookie) {
+            CHECK(tfl_kfamily_spatial.run(&c3, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+                  "max_pool3d on host memory refused");
+            offz = 4;
+            CHECK(tfl_kfamily_spatial.run(&c3, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+                  "max_pool3d z chunk not guessed");
+        }
+    }
 }
 
 int main(void)
