@@ -95,6 +95,11 @@ typedef enum tfl_spatial_kind {
      * float64 data). */
     TFL_SPATIAL_TRILINEAR_FWD = 17,
     TFL_SPATIAL_TRILINEAR_BWD = 18,     /* its adjoint, same scales */
+    /* Nearest resize along d (scale_d), h and w, each axis mapped as
+     * NEAREST_FWD maps rows (no identity shortcut), and its backward as
+     * NEAREST_BWD gathers (scales = output per input; overwrite). */
+    TFL_SPATIAL_NEAREST3D_FWD = 19,
+    TFL_SPATIAL_NEAREST3D_BWD = 20,
 } tfl_spatial_kind;
 
 typedef struct tfl_spatial_op {
@@ -127,7 +132,7 @@ typedef struct tfl_spatial_op {
     int64_t in_d, out_d;
     int64_t in_stride_d, out_stride_d;
     int kernel_d, stride_d, pad_d, dilation_d;
-    double scale_d;           /* trilinear: input frames per output frame */
+    double scale_d;           /* trilinear, nearest 3-D: the depth axis' scale */
 } tfl_spatial_op;
 
 #endif

@@ -3,7 +3,8 @@
  * spatial.h): 3-D max pooling (TFL_SPATIAL_MAXPOOL3D_FWD) and its
  * backward (TFL_SPATIAL_MAX3D_BWD), 3-D average pooling and its adjoint
  * (TFL_SPATIAL_AVGPOOL3D_FWD/BWD), trilinear resize and its adjoint
- * (TFL_SPATIAL_TRILINEAR_FWD/BWD); float32 and float64.
+ * (TFL_SPATIAL_TRILINEAR_FWD/BWD), nearest 3-D resize and its backward
+ * (TFL_SPATIAL_NEAREST3D_FWD/BWD); float32 and float64.
  *
  * Work is split over volumes (n * c); each volume's input and output are
  * touched by one part only, so the parts never write the same element.
@@ -178,14 +179,15 @@ static void avgpool3d_vol(const tfl_spatial_op *op, int64_t v, int fwd)
 
 /* One axis of a linear resize: taps i0, i0 + step, weights l0, l1, as
  * area_pixel_compute_source_index (non-cubic) in the kernel's accscalar
- * (float, or double for float64). */
+ * (float, or double for float64; nvcc contracts s * (o + 0.5) - 0.5 into
+ * one fma, so do we). */
 typedef struct lin_tap { int64_t i0, step; double l0, l1; } lin_tap;
 
 static lin_tap lin_axis(int64_t o, double scale, int ac, int64_t in, tfl_dtype dt)
 {
     lin_tap t;
     if (dt == TFL_DT_F64) {
-        double r = ac ? scale * (double)o : scale * ((double)o + 0.5) - 0.5;
+        double r = ac ? scale * (double)o : fma(scale, (double)o + 0.5, -0.5);
         if (!ac && r < 0)
             r = 0;
         t.i0 = (int64_t)r;
@@ -193,7 +195,7 @@ static lin_tap lin_axis(int64_t o, double scale, int ac, int64_t in, tfl_dtype d
         t.l0 = 1.0 - t.l1;
     } else {
         float sf = (float)scale;
-        float r = ac ? sf * (float)o : sf * ((float)o + 0.5f) - 0.5f;
+        float r = ac ? sf * (float)o : fmaf(sf, (float)o + 0.5f, -0.5f);
         if (!ac && r < 0)
             r = 0;
         t.i0 = (int64_t)r;
@@ -251,6 +253,72 @@ static void trilinear_vol(const tfl_spatial_op *op, int64_t v, int fwd)
     }
 }
 
+/* Nearest source index of output o (UpSample.cuh's float mapping, as
+ * ops_spatial.c's nearest_axis: identity when the sizes agree). */
+static inline int64_t nn_src(int64_t o, float scale, int exact, int64_t in, int64_t out)
+{
+    if (in == out)
+        return o;
+    float r = exact ? floorf(((float)o + 0.5f) * scale) : floorf((float)o * scale);
+    if (!(r < (float)in))
+        return in - 1;
+    return r > 0 ? (int64_t)r : 0;
+}
+
+/* First output index gathered by input i in the backward mapping (nvcc
+ * contracts i * s - 0.5f into one fma). */
+static inline int64_t nn_bw(int64_t i, float scale, int exact, int64_t out)
+{
+    float r = ceilf(exact ? fmaf((float)i, scale, -0.5f) : (float)i * scale);
+    if (!(r < (float)out))
+        return out;
+    return r > 0 ? (int64_t)r : 0;
+}
+
+static void nearest3d_vol(const tfl_spatial_op *op, int64_t v, int fwd)
+{
+    const tfl_dtype dt = op->dtype;
+    const int64_t n = v / op->c, c = v % op->c;
+    const int64_t ib = n * op->in_stride[0] + c * op->in_stride[1];
+    const int64_t ob = n * op->out_stride[0] + c * op->out_stride[1];
+    const float sd = (float)op->scale_d, sh = (float)op->scale_h, sw = (float)op->scale_w;
+    if (fwd) {
+        for (int64_t od = 0; od < op->out_d; od++) {
+            int64_t id = nn_src(od, sd, op->exact, op->in_d, op->out_d);
+            for (int64_t oh = 0; oh < op->out_h; oh++) {
+                int64_t ih = nn_src(oh, sh, op->exact, op->in_h, op->out_h);
+                for (int64_t ow = 0; ow < op->out_w; ow++) {
+                    int64_t iw = nn_src(ow, sw, op->exact, op->in_w, op->out_w);
+                    st(op->out, ob + od * op->out_stride_d + oh * op->out_stride[2] +
+                       ow * op->out_stride[3], dt,
+                       ld(op->in, ib + id * op->in_stride_d + ih * op->in_stride[2] +
+                          iw * op->in_stride[3], dt));
+                }
+            }
+        }
+        return;
+    }
+    for (int64_t id = 0; id < op->in_d; id++) {
+        int64_t d0 = nn_bw(id, sd, op->exact, op->out_d), d1 = nn_bw(id + 1, sd, op->exact, op->out_d);
+        for (int64_t ih = 0; ih < op->in_h; ih++) {
+            int64_t h0 = nn_bw(ih, sh, op->exact, op->out_h);
+            int64_t h1 = nn_bw(ih + 1, sh, op->exact, op->out_h);
+            for (int64_t iw = 0; iw < op->in_w; iw++) {
+                int64_t w0 = nn_bw(iw, sw, op->exact, op->out_w);
+                int64_t w1 = nn_bw(iw + 1, sw, op->exact, op->out_w);
+                double sum = 0;
+                for (int64_t d = d0; d < d1; d++)
+                    for (int64_t h = h0; h < h1; h++)
+                        for (int64_t w = w0; w < w1; w++)
+                            sum += ld(op->out, ob + d * op->out_stride_d + h * op->out_stride[2] +
+                                      w * op->out_stride[3], dt);
+                int64_t i = ib + id * op->in_stride_d + ih * op->in_stride[2] + iw * op->in_stride[3];
+                st(op->in, i, dt, op->accumulate ? ld(op->in, i, dt) + sum : sum);
+            }
+        }
+    }
+}
+
 static void p3_part(void *ctx, int part)
 {
     p3_work *w = ctx;
@@ -266,6 +334,9 @@ static void p3_part(void *ctx, int part)
         } else if (w->op->kind == TFL_SPATIAL_TRILINEAR_FWD ||
                    w->op->kind == TFL_SPATIAL_TRILINEAR_BWD) {
             trilinear_vol(w->op, v, w->op->kind == TFL_SPATIAL_TRILINEAR_FWD);
+        } else if (w->op->kind == TFL_SPATIAL_NEAREST3D_FWD ||
+                   w->op->kind == TFL_SPATIAL_NEAREST3D_BWD) {
+            nearest3d_vol(w->op, v, w->op->kind == TFL_SPATIAL_NEAREST3D_FWD);
         } else if (!max3d_bwd_vol(w->op, v)) {
             atomic_store(&w->status, TFL_ERR_DEVICE);
             return;
@@ -275,7 +346,7 @@ static void p3_part(void *ctx, int part)
 
 int hsp_3d_supported(const tfl_spatial_op *op)
 {
-    return op->kind >= TFL_SPATIAL_MAXPOOL3D_FWD && op->kind <= TFL_SPATIAL_TRILINEAR_BWD &&
+    return op->kind >= TFL_SPATIAL_MAXPOOL3D_FWD && op->kind <= TFL_SPATIAL_NEAREST3D_BWD &&
            (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64);
 }
 
@@ -291,14 +362,15 @@ tfl_status hsp_3d(const tfl_spatial_op *op)
         op->in_d * op->in_h * op->in_w == 0)
         return TFL_OK;
     int avg = op->kind == TFL_SPATIAL_AVGPOOL3D_FWD || op->kind == TFL_SPATIAL_AVGPOOL3D_BWD;
-    int tri = op->kind == TFL_SPATIAL_TRILINEAR_FWD || op->kind == TFL_SPATIAL_TRILINEAR_BWD;
+    int tri = op->kind == TFL_SPATIAL_TRILINEAR_FWD || op->kind == TFL_SPATIAL_TRILINEAR_BWD ||
+              op->kind == TFL_SPATIAL_NEAREST3D_FWD || op->kind == TFL_SPATIAL_NEAREST3D_BWD;
     if (!op->in || !op->out || (!avg && !tri && !op->indices)) {
         tfl_error("spatial 3-D op %d: missing operand", (int)op->kind);
         return TFL_ERR_INVALID;
     }
     if (tri && !(op->scale_d >= 0 && op->scale_h >= 0 && op->scale_w >= 0 &&
                 isfinite(op->scale_d) && isfinite(op->scale_h) && isfinite(op->scale_w))) {
-        tfl_error("upsample_trilinear3d: bad scales");
+        tfl_error("3-D resize: bad scales");
         return TFL_ERR_INVALID;
     }
     if (avg && (op->kernel_d <= 0 || op->kernel_h <= 0 || op->kernel_w <= 0 ||

@@ -65,6 +65,8 @@ static const struct {
     { "44avg_pool3d_single_backward_out_frame_stride1I", SK_AVGPOOL3D_BWD_S1, "sa" },
     { "30upsample_trilinear3d_out_frameI", SK_TRILINEAR, "sa" },
     { "39upsample_trilinear3d_backward_out_frameI", SK_TRILINEAR_BWD, "sa" },
+    { "28upsample_nearest3d_out_frameI", SK_NEAREST3D, "sn" },
+    { "37upsample_nearest3d_backward_out_frameI", SK_NEAREST3D_BWD, "san" },
 };
 
 static const char *const op_names[SK_COUNT] = {
@@ -88,6 +90,7 @@ static const char *const op_names[SK_COUNT] = {
     [SK_AVGPOOL3D] = "avg_pool3d", [SK_AVGPOOL3D_BWD] = "avg_pool3d_backward",
     [SK_AVGPOOL3D_BWD_ATOMIC] = "avg_pool3d_backward", [SK_AVGPOOL3D_BWD_S1] = "avg_pool3d_backward",
     [SK_TRILINEAR] = "upsample_trilinear3d", [SK_TRILINEAR_BWD] = "upsample_trilinear3d_backward",
+    [SK_NEAREST3D] = "upsample_nearest3d", [SK_NEAREST3D_BWD] = "upsample_nearest3d_backward",
 };
 
 /* A mangled element type at *p: its size, *dt when it is one the pool
@@ -296,7 +299,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     if (s->kind == 0)
         return TFL_OK;      /* nothing to do (empty) */
     if (s->kind != TFL_SPATIAL_ROLL && !(s->kind >= TFL_SPATIAL_MAXPOOL3D_FWD &&
-                                         s->kind <= TFL_SPATIAL_TRILINEAR_BWD)) {
+                                         s->kind <= TFL_SPATIAL_NEAREST3D_BWD)) {
         if (s->n * s->c == 0 || s->in_h * s->in_w == 0 || s->out_h * s->out_w == 0)
             return TFL_OK;
         st = sp_check_ranges(s, err, errlen);

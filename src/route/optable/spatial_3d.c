@@ -394,6 +394,66 @@ static tfl_status decode_trilinear(const tfl_kcall *c, const spatial_kernel *k,
     return TFL_OK;
 }
 
+/* upsample_nearest3d_out_frame<s, fn>(const s *in, size_t N, C, D, H, W,
+ * OD, OH, OW, s *out, float sd, sh, sw) and
+ * ..._backward_out_frame<s, acc, fn>(const s *gout, size_t N, C, OD, OH,
+ * OW, D, H, W, s *gin, float sd, sh, sw) (scales output per input, gin
+ * written everywhere); contiguous NCDHW. */
+static tfl_status decode_nearest3d(const tfl_kcall *c, const spatial_kernel *k,
+                                   tfl_spatial_op *s, char *err, size_t errlen)
+{
+    int fwd = k->id == SK_NEAREST3D;
+    uint64_t a[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = SARG(c, 1 + i, uint64_t);
+    for (int i = 0; i < 8; i++)
+        if (a[i] > (uint64_t)INT32_MAX * 64) {
+            snprintf(err, errlen, "upsample_nearest3d: bad sizes");
+            return TFL_ERR_INVALID;
+        }
+    s->kind = fwd ? TFL_SPATIAL_NEAREST3D_FWD : TFL_SPATIAL_NEAREST3D_BWD;
+    s->dtype = k->dtype;
+    s->exact = k->exact;
+    s->n = (int64_t)a[0];
+    s->c = (int64_t)a[1];
+    int64_t *first = fwd ? &s->in_d : &s->out_d, *second = fwd ? &s->out_d : &s->in_d;
+    int64_t *fh = fwd ? &s->in_h : &s->out_h, *fw = fwd ? &s->in_w : &s->out_w;
+    int64_t *sh = fwd ? &s->out_h : &s->in_h, *sw = fwd ? &s->out_w : &s->in_w;
+    *first = (int64_t)a[2]; *fh = (int64_t)a[3]; *fw = (int64_t)a[4];
+    *second = (int64_t)a[5]; *sh = (int64_t)a[6]; *sw = (int64_t)a[7];
+    if (fwd) {
+        s->in = SARG(c, 0, void *);
+        s->out = SARG(c, 9, void *);
+    } else {
+        s->out = SARG(c, 0, void *);
+        s->in = SARG(c, 9, void *);
+    }
+    s->scale_d = SARG(c, 10, float);
+    s->scale_h = SARG(c, 11, float);
+    s->scale_w = SARG(c, 12, float);
+    if (!(s->scale_d >= 0 && s->scale_h >= 0 && s->scale_w >= 0 && isfinite(s->scale_d) &&
+          isfinite(s->scale_h) && isfinite(s->scale_w))) {
+        snprintf(err, errlen, "upsample_nearest3d: bad scales");
+        return TFL_ERR_INVALID;
+    }
+    int64_t isp = s->in_d * s->in_h * s->in_w, osp = s->out_d * s->out_h * s->out_w;
+    s->in_stride[0] = s->c * isp; s->in_stride[1] = isp; s->in_stride_d = s->in_h * s->in_w;
+    s->in_stride[2] = s->in_w; s->in_stride[3] = 1;
+    s->out_stride[0] = s->c * osp; s->out_stride[1] = osp; s->out_stride_d = s->out_h * s->out_w;
+    s->out_stride[2] = s->out_w; s->out_stride[3] = 1;
+    int64_t nin = s->n * s->c * isp, nout = s->n * s->c * osp;
+    if (nin == 0 || nout == 0) {
+        s->kind = 0;
+        return TFL_OK;
+    }
+    size_t es = tfl_dtype_size(s->dtype);
+    if (!dev_ok(s->in, nin, es) || !dev_ok(s->out, nout, es)) {
+        snprintf(err, errlen, "upsample_nearest3d: an operand is not in device memory");
+        return TFL_ERR_DEVICE;
+    }
+    return TFL_OK;
+}
+
 tfl_status sp_decode_3d(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
                         char *err, size_t errlen)
 {
@@ -403,5 +463,7 @@ tfl_status sp_decode_3d(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial
         return decode_avgpool3d(c, k, s, err, errlen);
     if (k->id == SK_TRILINEAR || k->id == SK_TRILINEAR_BWD)
         return decode_trilinear(c, k, s, err, errlen);
+    if (k->id == SK_NEAREST3D || k->id == SK_NEAREST3D_BWD)
+        return decode_nearest3d(c, k, s, err, errlen);
     return decode_1d(c, k, s, err, errlen);
 }

@@ -51,6 +51,8 @@ enum {
     SK_AVGPOOL3D_BWD_S1,    /* avg_pool3d_single_backward_out_frame_stride1<s, acc> */
     SK_TRILINEAR,           /* UpSampleTrilinear3d.cu upsample_trilinear3d_out_frame<s, acc> */
     SK_TRILINEAR_BWD,       /* upsample_trilinear3d_backward_out_frame<s, acc>   */
+    SK_NEAREST3D,           /* UpSampleNearest3d.cu upsample_nearest3d_out_frame<s, fn> */
+    SK_NEAREST3D_BWD,       /* upsample_nearest3d_backward_out_frame<s, acc, fn> */
     SK_COUNT
 };
 

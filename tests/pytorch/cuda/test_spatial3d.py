@@ -1,4 +1,5 @@
-"""3-D max and average pooling, trilinear and 1-D resizing (nearest, linear) under torchfl (the
+"""3-D max and average pooling, trilinear and nearest 3-D resizing, 1-D
+resizing (nearest, linear) under torchfl (the
 "spatial" op family), forward and backward, compared with PyTorch on the
 CPU from the same inputs and the same upstream gradient.
 
@@ -157,4 +158,17 @@ def test_interpolate_trilinear_strided_channels_last_float64(cuda, ew_ok):
           torch.float32)
     x = distinct((1, 2, 4, 6, 5), 146, torch.float64)
     check(both(lambda t: F.interpolate(t, size=(7, 5, 9), mode="trilinear"), x, 147, cuda),
+          torch.float64)
+
+
+@pytest.mark.parametrize("kw", RESIZE3D)
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_interpolate_nearest3d(cuda, ew_ok, kw, mode):
+    x = distinct((2, 3, 4, 6, 5), 151)
+    check(both(lambda t: F.interpolate(t, mode=mode, **kw), x, 152, cuda), torch.float32)
+
+
+def test_interpolate_nearest3d_float64(cuda, ew_ok):
+    x = distinct((1, 2, 4, 6, 5), 153, torch.float64)
+    check(both(lambda t: F.interpolate(t, size=(7, 5, 9), mode="nearest"), x, 154, cuda),
           torch.float64)
