@@ -651,6 +651,55 @@ static void test_trilinear(void)
     free(x); free(y); free(g); free(gx);
 }
 
+/* Bicubic in double: the weights are a partition of unity, so a constant
+ * image stays constant (also at clamped borders); the backward is
+ * checked by the adjoint identity, both corner modes, overwrite and
+ * accumulate, NCHW and NHWC. */
+static void test_bicubic(int cl)
+{
+    const int64_t H = 6, W = 7, OH = 9, OW = 4;
+    double *x = malloc(sizeof(double) * N * C * H * W), *y = malloc(sizeof(double) * N * C * OH * OW);
+    double *g = malloc(sizeof(double) * N * C * OH * OW), *gx = malloc(sizeof(double) * N * C * H * W);
+    for (int ac = 0; ac < 2; ac++) {
+        tfl_spatial_op op = { .kind = TFL_SPATIAL_BICUBIC_FWD, .dtype = TFL_DT_F64, .n = N, .c = C,
+                              .in_h = H, .in_w = W, .out_h = OH, .out_w = OW, .in = x, .out = y,
+                              .align_corners = ac,
+                              .scale_h = ac ? (double)(H - 1) / (OH - 1) : (double)H / OH,
+                              .scale_w = ac ? (double)(W - 1) / (OW - 1) : (double)W / OW };
+        (cl ? nhwc : nchw)(op.in_stride, C, H, W);
+        (cl ? nhwc : nchw)(op.out_stride, C, OH, OW);
+        for (int64_t i = 0; i < N * C * H * W; i++)
+            x[i] = 2.5;
+        CHECK(host_spatial_supported(&op), "bicubic supported");
+        CHECK(host_spatial(&op) == TFL_OK, "bicubic run");
+        for (int64_t i = 0; i < N * C * OH * OW; i++)
+            CHECK(fabs(y[i] - 2.5) <= 1e-12, "bicubic constant ac=%d [%lld] %g", ac, (long long)i, y[i]);
+        for (int acc = 0; acc < 2; acc++) {
+            for (int64_t i = 0; i < N * C * H * W; i++)
+                x[i] = urand();
+            for (int64_t i = 0; i < N * C * OH * OW; i++)
+                g[i] = urand();
+            CHECK(host_spatial(&op) == TFL_OK, "bicubic run");
+            for (int64_t i = 0; i < N * C * H * W; i++)
+                gx[i] = acc ? 0.0 : -5.0;
+            tfl_spatial_op b = op;
+            b.kind = TFL_SPATIAL_BICUBIC_BWD;
+            b.in = gx;
+            b.out = g;
+            b.accumulate = acc;
+            CHECK(host_spatial(&b) == TFL_OK, "bicubic backward run");
+            double l = 0, r = 0;
+            for (int64_t i = 0; i < N * C * OH * OW; i++)
+                l += y[i] * g[i];
+            for (int64_t i = 0; i < N * C * H * W; i++)
+                r += x[i] * gx[i];
+            CHECK(fabs(l - r) <= 1e-10 * (1 + fabs(l)), "bicubic adjoint cl=%d ac=%d acc=%d: %g vs %g",
+                  cl, ac, acc, l, r);
+        }
+    }
+    free(x); free(y); free(g); free(gx);
+}
+
 int main(void)
 {
     for (int cl = 0; cl < 2; cl++) {
@@ -661,6 +710,7 @@ int main(void)
         test_adaptive(cl);
         test_resize(cl);
         test_maxpool3d(cl);
+        test_bicubic(cl);
     }
     test_avgpool3d(1, 0);
     test_avgpool3d(0, 0);

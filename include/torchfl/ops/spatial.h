@@ -100,6 +100,14 @@ typedef enum tfl_spatial_kind {
      * NEAREST_BWD gathers (scales = output per input; overwrite). */
     TFL_SPATIAL_NEAREST3D_FWD = 19,
     TFL_SPATIAL_NEAREST3D_BWD = 20,
+    /* Bicubic 2-D resize (PyTorch's cubic convolution, A = -0.75):
+     * source coordinate r = scale * o (align_corners) or
+     * scale * (o + 0.5) - 0.5, taps floor(r) - 1 .. floor(r) + 2 clamped
+     * to the image; identity copy when both sizes agree.  Weights in
+     * float (double for float64).  BWD: its adjoint, added into `in`
+     * (accumulate) or overwriting it. */
+    TFL_SPATIAL_BICUBIC_FWD = 21,
+    TFL_SPATIAL_BICUBIC_BWD = 22,
 } tfl_spatial_kind;
 
 typedef struct tfl_spatial_op {

@@ -480,6 +480,8 @@ int host_spatial_supported(const tfl_spatial_op *op)
         return op->elem_size >= 1 && op->elem_size <= 16;
     if (op->kind >= TFL_SPATIAL_MAXPOOL3D_FWD && op->kind <= TFL_SPATIAL_NEAREST3D_BWD)
         return hsp_3d_supported(op);
+    if (op->kind == TFL_SPATIAL_BICUBIC_FWD || op->kind == TFL_SPATIAL_BICUBIC_BWD)
+        return hsp_bicubic_supported(op);
     return op->kind >= TFL_SPATIAL_MAXPOOL_FWD && op->kind <= TFL_SPATIAL_BILINEAR_BWD &&
            is_pool_dtype(op->dtype);
 }
@@ -504,6 +506,8 @@ tfl_status host_spatial(const tfl_spatial_op *op)
     }
     if (op->kind >= TFL_SPATIAL_MAXPOOL3D_FWD && op->kind <= TFL_SPATIAL_NEAREST3D_BWD)
         return hsp_3d(op);
+    if (op->kind == TFL_SPATIAL_BICUBIC_FWD || op->kind == TFL_SPATIAL_BICUBIC_BWD)
+        return hsp_bicubic(op);
     if (op->n < 0 || op->c < 0 || op->in_h < 0 || op->in_w < 0 || op->out_h < 0 || op->out_w < 0) {
         tfl_error("spatial op %d: negative size", (int)op->kind);
         return TFL_ERR_INVALID;

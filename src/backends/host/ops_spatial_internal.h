@@ -112,4 +112,8 @@ int hsp_image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, int6
 int hsp_3d_supported(const tfl_spatial_op *op);
 tfl_status hsp_3d(const tfl_spatial_op *op);
 
+/* Bicubic 2-D resize and its adjoint (ops_spatial_bicubic.c). */
+int hsp_bicubic_supported(const tfl_spatial_op *op);
+tfl_status hsp_bicubic(const tfl_spatial_op *op);
+
 #endif

@@ -67,6 +67,8 @@ static const struct {
     { "39upsample_trilinear3d_backward_out_frameI", SK_TRILINEAR_BWD, "sa" },
     { "28upsample_nearest3d_out_frameI", SK_NEAREST3D, "sn" },
     { "37upsample_nearest3d_backward_out_frameI", SK_NEAREST3D_BWD, "san" },
+    { "28upsample_bicubic2d_out_frameI", SK_BICUBIC, "sa" },
+    { "37upsample_bicubic2d_backward_out_frameI", SK_BICUBIC_BWD, "sa" },
 };
 
 static const char *const op_names[SK_COUNT] = {
@@ -91,6 +93,7 @@ static const char *const op_names[SK_COUNT] = {
     [SK_AVGPOOL3D_BWD_ATOMIC] = "avg_pool3d_backward", [SK_AVGPOOL3D_BWD_S1] = "avg_pool3d_backward",
     [SK_TRILINEAR] = "upsample_trilinear3d", [SK_TRILINEAR_BWD] = "upsample_trilinear3d_backward",
     [SK_NEAREST3D] = "upsample_nearest3d", [SK_NEAREST3D_BWD] = "upsample_nearest3d_backward",
+    [SK_BICUBIC] = "upsample_bicubic2d", [SK_BICUBIC_BWD] = "upsample_bicubic2d_backward",
 };
 
 /* A mangled element type at *p: its size, *dt when it is one the pool

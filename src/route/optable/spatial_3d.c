@@ -2,7 +2,8 @@
  * spatial_3d.c - decode the launches of PyTorch's 1-D resize kernels
  * (UpSampleNearest1d.cu, UpSampleLinear1d.cu) and 3-D max and average
  * pooling kernels (DilatedMaxPool3d.cu, AveragePool3d.cu) and trilinear
- * resize kernels (UpSampleTrilinear3d.cu) into a tfl_spatial_op.  Parameter lists
+ * resize kernels (UpSampleTrilinear3d.cu), nearest 3-D and bicubic 2-D
+ * resize kernels into a tfl_spatial_op.  Parameter lists
  * as in the torch 2.11 sm_80 cubins (docs/op-spatial.md).
  *
  * A 1-D resize is the 2-D op with one row (in_h = out_h = 1), whose row
@@ -454,6 +455,42 @@ static tfl_status decode_nearest3d(const tfl_kcall *c, const spatial_kernel *k,
     return TFL_OK;
 }
 
+/* upsample_bicubic2d_out_frame<s, acc>(int OH*OW, acc rh, acc rw,
+ * bool align_corners, accessor<const s, 4> in, accessor<s, 4> out) and
+ * ..._backward_out_frame<s, acc>(same, accessor<s, 4> gin,
+ * accessor<const s, 4> gout): any strides; gin zeroed by the caller and
+ * added into. */
+static tfl_status decode_bicubic(const tfl_kcall *c, const spatial_kernel *k,
+                                 tfl_spatial_op *s, char *err, size_t errlen)
+{
+    int fwd = k->id == SK_BICUBIC;
+    int64_t isz[4], osz[4];
+    accessor4(c, 4, &s->in, isz, s->in_stride);
+    accessor4(c, 5, &s->out, osz, s->out_stride);
+    s->kind = fwd ? TFL_SPATIAL_BICUBIC_FWD : TFL_SPATIAL_BICUBIC_BWD;
+    s->dtype = k->dtype;
+    s->accumulate = !fwd;
+    int f64 = k->dtype == TFL_DT_F64;
+    s->scale_h = f64 ? SARG(c, 1, double) : (double)SARG(c, 1, float);
+    s->scale_w = f64 ? SARG(c, 2, double) : (double)SARG(c, 2, float);
+    s->align_corners = SARG(c, 3, uint8_t) != 0;
+    if (isz[0] != osz[0] || isz[1] != osz[1] ||
+        (int64_t)SARG(c, 0, int32_t) != osz[2] * osz[3]) {
+        snprintf(err, errlen, "upsample_bicubic2d: accessor sizes do not agree");
+        return TFL_ERR_UNSUPPORTED;
+    }
+    s->n = isz[0]; s->c = isz[1];
+    s->in_h = isz[2]; s->in_w = isz[3];
+    s->out_h = osz[2]; s->out_w = osz[3];
+    if (s->n < 0 || s->c < 0 || s->in_h < 0 || s->in_w < 0 || s->out_h < 0 || s->out_w < 0 ||
+        !isfinite(s->scale_h) || !isfinite(s->scale_w) || fabs(s->scale_h) > 1e9 ||
+        fabs(s->scale_w) > 1e9) {
+        snprintf(err, errlen, "upsample_bicubic2d: bad sizes or scales");
+        return TFL_ERR_INVALID;
+    }
+    return TFL_OK;
+}
+
 tfl_status sp_decode_3d(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
                         char *err, size_t errlen)
 {
@@ -465,5 +502,7 @@ tfl_status sp_decode_3d(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial
         return decode_trilinear(c, k, s, err, errlen);
     if (k->id == SK_NEAREST3D || k->id == SK_NEAREST3D_BWD)
         return decode_nearest3d(c, k, s, err, errlen);
+    if (k->id == SK_BICUBIC || k->id == SK_BICUBIC_BWD)
+        return decode_bicubic(c, k, s, err, errlen);
     return decode_1d(c, k, s, err, errlen);
 }

@@ -53,6 +53,8 @@ enum {
     SK_TRILINEAR_BWD,       /* upsample_trilinear3d_backward_out_frame<s, acc>   */
     SK_NEAREST3D,           /* UpSampleNearest3d.cu upsample_nearest3d_out_frame<s, fn> */
     SK_NEAREST3D_BWD,       /* upsample_nearest3d_backward_out_frame<s, acc, fn> */
+    SK_BICUBIC,             /* UpSampleBicubic2d.cu upsample_bicubic2d_out_frame<s, acc> */
+    SK_BICUBIC_BWD,         /* upsample_bicubic2d_backward_out_frame<s, acc>     */
     SK_COUNT
 };
 

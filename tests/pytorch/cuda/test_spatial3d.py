@@ -1,5 +1,5 @@
 """3-D max and average pooling, trilinear and nearest 3-D resizing, 1-D
-resizing (nearest, linear) under torchfl (the
+resizing (nearest, linear) and bicubic 2-D resizing under torchfl (the
 "spatial" op family), forward and backward, compared with PyTorch on the
 CPU from the same inputs and the same upstream gradient.
 
@@ -171,4 +171,30 @@ def test_interpolate_nearest3d(cuda, ew_ok, kw, mode):
 def test_interpolate_nearest3d_float64(cuda, ew_ok):
     x = distinct((1, 2, 4, 6, 5), 153, torch.float64)
     check(both(lambda t: F.interpolate(t, size=(7, 5, 9), mode="nearest"), x, 154, cuda),
+          torch.float64)
+
+
+RESIZE2D = [
+    dict(scale_factor=2),
+    dict(scale_factor=0.5),
+    dict(size=(13, 7)),
+    dict(size=(9, 10)),              # same size
+    dict(scale_factor=(1.5, 2.5)),
+]
+
+
+@pytest.mark.parametrize("kw", RESIZE2D)
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_interpolate_bicubic(cuda, ew_ok, kw, align_corners):
+    x = distinct((2, 3, 9, 10), 161)
+    check(both(lambda t: F.interpolate(t, mode="bicubic", align_corners=align_corners, **kw),
+               x, 162, cuda), torch.float32)
+
+
+def test_interpolate_bicubic_strided_float64(cuda, ew_ok):
+    x = distinct((2, 3, 10, 9), 163)
+    check(both(lambda t: F.interpolate(t.transpose(2, 3), size=(5, 17), mode="bicubic"),
+               x, 164, cuda), torch.float32)
+    x = distinct((2, 2, 9, 10), 165, torch.float64)
+    check(both(lambda t: F.interpolate(t, size=(13, 7), mode="bicubic"), x, 166, cuda),
           torch.float64)
