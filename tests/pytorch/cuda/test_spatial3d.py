@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from test_spatial import TOL, both, check, distinct, ew_ok  # noqa: F401
+from test_spatial import TOL, both, check, distinct, ew_ok, grad_of  # noqa: F401
 
 
 # (N, C, D, H, W), kernel, stride, padding, dilation, ceil_mode
@@ -198,3 +198,21 @@ def test_interpolate_bicubic_strided_float64(cuda, ew_ok):
     x = distinct((2, 2, 9, 10), 165, torch.float64)
     check(both(lambda t: F.interpolate(t, size=(13, 7), mode="bicubic"), x, 166, cuda),
           torch.float64)
+
+
+@pytest.mark.parametrize("size", [(2, 3, 8, 8), (2, 3, 5, 7), (1, 2, 4, 5, 6)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid(cuda, ew_ok, size, align_corners):
+    # a batched GEMM of theta with the base grid (no spatial kernel), and
+    # its backward into theta
+    rows = len(size) - 2
+    g = torch.Generator().manual_seed(171)
+    theta = torch.randn(size[0], rows, rows + 1, generator=g)
+    res = []
+    for dev in (cuda, torch.device("cpu")):
+        t = theta.to(dev).requires_grad_(True)
+        out = F.affine_grid(t, size, align_corners=align_corners)
+        out.backward(grad_of(out.shape, 172, out.dtype).to(dev))
+        res.append((out.detach().cpu(), t.grad.cpu()))
+    torch.testing.assert_close(res[0][0], res[1][0], **TOL[torch.float32])
+    torch.testing.assert_close(res[0][1], res[1][1], **TOL[torch.float32])
