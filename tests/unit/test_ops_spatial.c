@@ -398,6 +398,308 @@ static void test_refusals(void)
         }
 }
 
+/* 3-D max pool: for each output, the reference scans every input voxel
+ * and keeps the largest one that lies on the output's dilated window grid
+ * (membership test, not window loops); backward checked by scattering the
+ * output gradient to the reference argmax in double.  NCDHW and NDHWC. */
+static void test_maxpool3d(int cl)
+{
+    const int64_t D = 5, H = 6, W = 7;
+    const int k[3] = { 3, 2, 3 }, s[3] = { 2, 1, 2 }, p[3] = { 1, 0, 1 }, d[3] = { 1, 2, 1 };
+    const int64_t in[3] = { D, H, W };
+    int64_t out[3];
+    for (int a = 0; a < 3; a++)
+        out[a] = (in[a] + 2 * p[a] - d[a] * (k[a] - 1) - 1) / s[a] + 1;
+    const int64_t isp = D * H * W, osp = out[0] * out[1] * out[2];
+    float *x = malloc(sizeof(float) * N * C * isp), *y = malloc(sizeof(float) * N * C * osp);
+    float *gy = malloc(sizeof(float) * N * C * osp), *gx = malloc(sizeof(float) * N * C * isp);
+    int64_t *ind = malloc(sizeof(int64_t) * N * C * osp);
+    double *rgx = calloc((size_t)(N * C * isp), sizeof(double));
+    /* strides: element offset of (n, c, d, h, w) */
+    int64_t ist[5], ost[5];
+    const int64_t *dims[2] = { in, out };
+    int64_t *sts[2] = { ist, ost };
+    for (int t = 0; t < 2; t++) {
+        const int64_t *z = dims[t];
+        int64_t *st = sts[t];
+        st[0] = C * z[0] * z[1] * z[2];
+        if (!cl) { st[1] = z[0] * z[1] * z[2]; st[2] = z[1] * z[2]; st[3] = z[2]; st[4] = 1; }
+        else { st[1] = 1; st[2] = z[1] * z[2] * C; st[3] = z[2] * C; st[4] = C; }
+    }
+    /* distinct values: a scrambled ramp */
+    for (int64_t i = 0; i < N * C * isp; i++)
+        x[i] = (float)((i * 7919) % (N * C * isp)) - 100.0f;
+    for (int64_t i = 0; i < N * C * osp; i++)
+        gy[i] = (float)urand();
+    tfl_spatial_op op = { .kind = TFL_SPATIAL_MAXPOOL3D_FWD, .dtype = TFL_DT_F32, .n = N, .c = C,
+                          .in_d = D, .in_h = H, .in_w = W, .out_d = out[0], .out_h = out[1],
+                          .out_w = out[2], .in = x, .out = y, .indices = ind,
+                          .kernel_d = k[0], .kernel_h = k[1], .kernel_w = k[2],
+                          .stride_d = s[0], .stride_h = s[1], .stride_w = s[2],
+                          .pad_d = p[0], .pad_h = p[1], .pad_w = p[2],
+                          .dilation_d = d[0], .dilation_h = d[1], .dilation_w = d[2],
+                          .in_stride_d = ist[2], .out_stride_d = ost[2] };
+    op.in_stride[0] = ist[0]; op.in_stride[1] = ist[1]; op.in_stride[2] = ist[3]; op.in_stride[3] = ist[4];
+    op.out_stride[0] = ost[0]; op.out_stride[1] = ost[1]; op.out_stride[2] = ost[3]; op.out_stride[3] = ost[4];
+    CHECK(host_spatial_supported(&op), "maxpool3d supported");
+    CHECK(host_spatial(&op) == TFL_OK, "maxpool3d run");
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t od = 0; od < out[0]; od++)
+                for (int64_t oh = 0; oh < out[1]; oh++)
+                    for (int64_t ow = 0; ow < out[2]; ow++) {
+                        const int64_t o[3] = { od, oh, ow };
+                        double best = -INFINITY;
+                        int64_t arg = -1;
+                        for (int64_t id = 0; id < D; id++)
+                            for (int64_t ih = 0; ih < H; ih++)
+                                for (int64_t iw = 0; iw < W; iw++) {
+                                    const int64_t i[3] = { id, ih, iw };
+                                    int on = 1;
+                                    for (int a = 0; a < 3; a++) {
+                                        int64_t r = i[a] - (o[a] * s[a] - p[a]);
+                                        on &= r >= 0 && r % d[a] == 0 && r / d[a] < k[a];
+                                    }
+                                    double v = x[n * ist[0] + c * ist[1] + id * ist[2] +
+                                                 ih * ist[3] + iw * ist[4]];
+                                    if (on && v > best) {
+                                        best = v;
+                                        arg = (id * H + ih) * W + iw;
+                                    }
+                                }
+                        int64_t oi = n * ost[0] + c * ost[1] + od * ost[2] + oh * ost[3] + ow * ost[4];
+                        CHECK(y[oi] == (float)best && ind[oi] == arg,
+                              "maxpool3d cl=%d (%lld,%lld,%lld,%lld,%lld): %g/%lld want %g/%lld", cl,
+                              (long long)n, (long long)c, (long long)od, (long long)oh, (long long)ow,
+                              y[oi], (long long)ind[oi], best, (long long)arg);
+                        if (arg >= 0)
+                            rgx[n * ist[0] + c * ist[1] + (arg / (H * W)) * ist[2] +
+                                ((arg / W) % H) * ist[3] + (arg % W) * ist[4]] += gy[oi];
+                    }
+    /* backward, overwrite and accumulate */
+    for (int acc = 0; acc < 2; acc++) {
+        for (int64_t i = 0; i < N * C * isp; i++)
+            gx[i] = acc ? 1.0f : 12345.0f;
+        tfl_spatial_op b = op;
+        b.kind = TFL_SPATIAL_MAX3D_BWD;
+        b.in = gx;
+        b.out = gy;
+        b.accumulate = acc;
+        CHECK(host_spatial(&b) == TFL_OK, "maxpool3d backward run");
+        for (int64_t i = 0; i < N * C * isp; i++)
+            CHECK(fabs(gx[i] - (rgx[i] + acc)) <= 1e-5 * (1 + fabs(rgx[i])),
+                  "maxpool3d bwd cl=%d acc=%d [%lld] %g want %g", cl, acc, (long long)i, gx[i],
+                  rgx[i] + acc);
+    }
+    /* a bad index is refused */
+    ind[1] = isp;
+    tfl_spatial_op b = op;
+    b.kind = TFL_SPATIAL_MAX3D_BWD;
+    b.in = gx;
+    b.out = gy;
+    CHECK(host_spatial(&b) == TFL_ERR_DEVICE, "maxpool3d backward with a bad index");
+    free(x); free(y); free(gy); free(gx); free(ind); free(rgx);
+}
+
+/* 3-D average pool in double on NCDHW: the reference sums, per output,
+ * the input voxels whose coordinates fall in the window (membership
+ * test), divides as PyTorch does; the backward is checked by the adjoint
+ * identity <fwd(x), g> = <x, bwd(g)>, overwrite and accumulate. */
+static void test_avgpool3d(int cip, int64_t divisor)
+{
+    const int64_t D = 5, H = 6, W = 7;
+    const int k[3] = { 3, 2, 3 }, s[3] = { 2, 1, 2 }, p[3] = { 1, 1, 0 };
+    const int64_t in[3] = { D, H, W };
+    int64_t out[3];
+    for (int a = 0; a < 3; a++)
+        out[a] = (in[a] + 2 * p[a] - k[a]) / s[a] + 1;
+    const int64_t isp = D * H * W, osp = out[0] * out[1] * out[2];
+    double *x = malloc(sizeof(double) * N * C * isp), *y = malloc(sizeof(double) * N * C * osp);
+    double *g = malloc(sizeof(double) * N * C * osp), *gx = malloc(sizeof(double) * N * C * isp);
+    for (int64_t i = 0; i < N * C * isp; i++)
+        x[i] = urand();
+    for (int64_t i = 0; i < N * C * osp; i++)
+        g[i] = urand();
+    tfl_spatial_op op = { .kind = TFL_SPATIAL_AVGPOOL3D_FWD, .dtype = TFL_DT_F64, .n = N, .c = C,
+                          .in_d = D, .in_h = H, .in_w = W, .out_d = out[0], .out_h = out[1],
+                          .out_w = out[2], .in = x, .out = y,
+                          .kernel_d = k[0], .kernel_h = k[1], .kernel_w = k[2],
+                          .stride_d = s[0], .stride_h = s[1], .stride_w = s[2],
+                          .pad_d = p[0], .pad_h = p[1], .pad_w = p[2],
+                          .count_include_pad = cip, .divisor_override = divisor,
+                          .in_stride_d = H * W, .out_stride_d = out[1] * out[2] };
+    nchw(op.in_stride, C, H, W);
+    op.in_stride[0] = C * isp; op.in_stride[1] = isp;
+    nchw(op.out_stride, C, out[1], out[2]);
+    op.out_stride[0] = C * osp; op.out_stride[1] = osp;
+    CHECK(host_spatial_supported(&op), "avgpool3d supported");
+    CHECK(host_spatial(&op) == TFL_OK, "avgpool3d run");
+    for (int64_t v = 0; v < N * C; v++)
+        for (int64_t o = 0; o < osp; o++) {
+            const int64_t oc[3] = { o / (out[1] * out[2]), (o / out[2]) % out[1], o % out[2] };
+            double sum = 0;
+            int64_t cnt = 0, full = 1;
+            for (int a = 0; a < 3; a++) {
+                int64_t st = oc[a] * s[a] - p[a], en = st + k[a];
+                if (en > in[a] + p[a])
+                    en = in[a] + p[a];
+                full *= en - st;
+            }
+            for (int64_t i = 0; i < isp; i++) {
+                const int64_t ic[3] = { i / (H * W), (i / W) % H, i % W };
+                int on = 1;
+                for (int a = 0; a < 3; a++) {
+                    int64_t r = ic[a] - (oc[a] * s[a] - p[a]);
+                    on &= r >= 0 && r < k[a];
+                }
+                if (on) {
+                    sum += x[v * isp + i];
+                    cnt++;
+                }
+            }
+            double want = cnt == 0 ? 0.0 : sum / (divisor ? (double)divisor : cip ? (double)full : (double)cnt);
+            CHECK(fabs(y[v * osp + o] - want) <= 1e-12 * (1 + fabs(want)),
+                  "avgpool3d cip=%d div=%lld [%lld][%lld] %g want %g", cip, (long long)divisor,
+                  (long long)v, (long long)o, y[v * osp + o], want);
+        }
+    for (int acc = 0; acc < 2; acc++) {
+        for (int64_t i = 0; i < N * C * isp; i++)
+            gx[i] = acc ? 0.0 : 777.0;
+        tfl_spatial_op b = op;
+        b.kind = TFL_SPATIAL_AVGPOOL3D_BWD;
+        b.in = gx;
+        b.out = g;
+        b.accumulate = acc;
+        CHECK(host_spatial(&b) == TFL_OK, "avgpool3d backward run");
+        double l = 0, r = 0;
+        for (int64_t i = 0; i < N * C * osp; i++)
+            l += y[i] * g[i];
+        for (int64_t i = 0; i < N * C * isp; i++)
+            r += x[i] * gx[i];
+        CHECK(fabs(l - r) <= 1e-10 * (1 + fabs(l)), "avgpool3d adjoint acc=%d: %g vs %g", acc, l, r);
+    }
+    free(x); free(y); free(g); free(gx);
+}
+
+/* Trilinear resize in double: the reference interpolates a trilinear
+ * polynomial exactly (align_corners: output o sits at input coordinate
+ * o * (in-1)/(out-1), so a function linear in each axis is reproduced
+ * exactly); the backward is checked by the adjoint identity. */
+static void test_trilinear(void)
+{
+    const int64_t D = 3, H = 4, W = 5, OD = 5, OH = 7, OW = 6;
+    const int64_t isp = D * H * W, osp = OD * OH * OW;
+    double *x = malloc(sizeof(double) * N * C * isp), *y = malloc(sizeof(double) * N * C * osp);
+    double *g = malloc(sizeof(double) * N * C * osp), *gx = malloc(sizeof(double) * N * C * isp);
+    /* f(d, h, w) = (1 + d)(2 - h)(0.5 + w) + v: multilinear */
+    for (int64_t v = 0; v < N * C; v++)
+        for (int64_t i = 0; i < isp; i++) {
+            double d = (double)(i / (H * W)), h = (double)((i / W) % H), w = (double)(i % W);
+            x[v * isp + i] = (1 + d) * (2 - h) * (0.5 + w) + (double)v;
+        }
+    for (int64_t i = 0; i < N * C * osp; i++)
+        g[i] = urand();
+    tfl_spatial_op op = { .kind = TFL_SPATIAL_TRILINEAR_FWD, .dtype = TFL_DT_F64, .n = N, .c = C,
+                          .in_d = D, .in_h = H, .in_w = W, .out_d = OD, .out_h = OH, .out_w = OW,
+                          .in = x, .out = y, .align_corners = 1,
+                          .scale_d = (double)(D - 1) / (double)(OD - 1),
+                          .scale_h = (double)(H - 1) / (double)(OH - 1),
+                          .scale_w = (double)(W - 1) / (double)(OW - 1),
+                          .in_stride_d = H * W, .out_stride_d = OH * OW };
+    nchw(op.in_stride, C, H, W);
+    op.in_stride[0] = C * isp; op.in_stride[1] = isp;
+    nchw(op.out_stride, C, OH, OW);
+    op.out_stride[0] = C * osp; op.out_stride[1] = osp;
+    CHECK(host_spatial_supported(&op), "trilinear supported");
+    CHECK(host_spatial(&op) == TFL_OK, "trilinear run");
+    for (int64_t v = 0; v < N * C; v++)
+        for (int64_t o = 0; o < osp; o++) {
+            double d = (double)(o / (OH * OW)) * op.scale_d, h = (double)((o / OW) % OH) * op.scale_h;
+            double w = (double)(o % OW) * op.scale_w;
+            double want = (1 + d) * (2 - h) * (0.5 + w) + (double)v;
+            CHECK(fabs(y[v * osp + o] - want) <= 1e-12 * (1 + fabs(want)),
+                  "trilinear [%lld][%lld] %g want %g", (long long)v, (long long)o, y[v * osp + o], want);
+        }
+    for (int ac = 0; ac < 2; ac++)
+        for (int acc = 0; acc < 2; acc++) {
+            tfl_spatial_op f = op;
+            f.align_corners = ac;
+            if (!ac) {
+                f.scale_d = (double)D / (double)OD;
+                f.scale_h = (double)H / (double)OH;
+                f.scale_w = (double)W / (double)OW;
+            }
+            for (int64_t i = 0; i < N * C * isp; i++)
+                x[i] = urand();
+            CHECK(host_spatial(&f) == TFL_OK, "trilinear run");
+            for (int64_t i = 0; i < N * C * isp; i++)
+                gx[i] = acc ? 0.0 : 99.0;
+            tfl_spatial_op b = f;
+            b.kind = TFL_SPATIAL_TRILINEAR_BWD;
+            b.in = gx;
+            b.out = g;
+            b.accumulate = acc;
+            CHECK(host_spatial(&b) == TFL_OK, "trilinear backward run");
+            double l = 0, r = 0;
+            for (int64_t i = 0; i < N * C * osp; i++)
+                l += y[i] * g[i];
+            for (int64_t i = 0; i < N * C * isp; i++)
+                r += x[i] * gx[i];
+            CHECK(fabs(l - r) <= 1e-10 * (1 + fabs(l)), "trilinear adjoint ac=%d acc=%d: %g vs %g",
+                  ac, acc, l, r);
+        }
+    free(x); free(y); free(g); free(gx);
+}
+
+/* Bicubic in double: the weights are a partition of unity, so a constant
+ * image stays constant (also at clamped borders); the backward is
+ * checked by the adjoint identity, both corner modes, overwrite and
+ * accumulate, NCHW and NHWC. */
+static void test_bicubic(int cl)
+{
+    const int64_t H = 6, W = 7, OH = 9, OW = 4;
+    double *x = malloc(sizeof(double) * N * C * H * W), *y = malloc(sizeof(double) * N * C * OH * OW);
+    double *g = malloc(sizeof(double) * N * C * OH * OW), *gx = malloc(sizeof(double) * N * C * H * W);
+    for (int ac = 0; ac < 2; ac++) {
+        tfl_spatial_op op = { .kind = TFL_SPATIAL_BICUBIC_FWD, .dtype = TFL_DT_F64, .n = N, .c = C,
+                              .in_h = H, .in_w = W, .out_h = OH, .out_w = OW, .in = x, .out = y,
+                              .align_corners = ac,
+                              .scale_h = ac ? (double)(H - 1) / (OH - 1) : (double)H / OH,
+                              .scale_w = ac ? (double)(W - 1) / (OW - 1) : (double)W / OW };
+        (cl ? nhwc : nchw)(op.in_stride, C, H, W);
+        (cl ? nhwc : nchw)(op.out_stride, C, OH, OW);
+        for (int64_t i = 0; i < N * C * H * W; i++)
+            x[i] = 2.5;
+        CHECK(host_spatial_supported(&op), "bicubic supported");
+        CHECK(host_spatial(&op) == TFL_OK, "bicubic run");
+        for (int64_t i = 0; i < N * C * OH * OW; i++)
+            CHECK(fabs(y[i] - 2.5) <= 1e-12, "bicubic constant ac=%d [%lld] %g", ac, (long long)i, y[i]);
+        for (int acc = 0; acc < 2; acc++) {
+            for (int64_t i = 0; i < N * C * H * W; i++)
+                x[i] = urand();
+            for (int64_t i = 0; i < N * C * OH * OW; i++)
+                g[i] = urand();
+            CHECK(host_spatial(&op) == TFL_OK, "bicubic run");
+            for (int64_t i = 0; i < N * C * H * W; i++)
+                gx[i] = acc ? 0.0 : -5.0;
+            tfl_spatial_op b = op;
+            b.kind = TFL_SPATIAL_BICUBIC_BWD;
+            b.in = gx;
+            b.out = g;
+            b.accumulate = acc;
+            CHECK(host_spatial(&b) == TFL_OK, "bicubic backward run");
+            double l = 0, r = 0;
+            for (int64_t i = 0; i < N * C * OH * OW; i++)
+                l += y[i] * g[i];
+            for (int64_t i = 0; i < N * C * H * W; i++)
+                r += x[i] * gx[i];
+            CHECK(fabs(l - r) <= 1e-10 * (1 + fabs(l)), "bicubic adjoint cl=%d ac=%d acc=%d: %g vs %g",
+                  cl, ac, acc, l, r);
+        }
+    }
+    free(x); free(y); free(g); free(gx);
+}
+
 int main(void)
 {
     for (int cl = 0; cl < 2; cl++) {
@@ -407,7 +709,13 @@ int main(void)
         test_avgpool(0, 5, cl);
         test_adaptive(cl);
         test_resize(cl);
+        test_maxpool3d(cl);
+        test_bicubic(cl);
     }
+    test_avgpool3d(1, 0);
+    test_avgpool3d(0, 0);
+    test_avgpool3d(0, 5);
+    test_trilinear();
     test_half();
     test_roll();
     test_refusals();

@@ -1,7 +1,8 @@
 /*
  * torchfl/ops/spatial.h - the "spatial" ops of the backend ABI: 2-D
  * pooling (max, average, adaptive average, adaptive max), 2-D resizing
- * (nearest, bilinear) with their backward passes, and roll.
+ * (nearest, bilinear; 1-D linear and nearest as 2-D with one row) with
+ * their backward passes, 3-D max pooling, and roll.
  *
  * Part of the contract in torchfl/backend.h (included from there); a
  * backend that implements TFL_OP_SPATIAL reads this struct.
@@ -74,6 +75,39 @@ typedef enum tfl_spatial_kind {
     /* out[o][j][k] = in[o][(j + start) % size][k], o < outer, j < size,
      * k < inner; both contiguous, elements of elem_size bytes. */
     TFL_SPATIAL_ROLL = 12,
+    /* 3-D max pooling over n * c volumes in_d x in_h x in_w: as
+     * MAXPOOL_FWD with a depth axis (kernel_d, stride_d, pad_d,
+     * dilation_d); the index is (d * in_h + h) * in_w + w inside its
+     * volume.  Strides: in_stride/out_stride give (n, c, h, w),
+     * in_stride_d/out_stride_d the depth axis. */
+    TFL_SPATIAL_MAXPOOL3D_FWD = 13,
+    /* Its backward: in[volume][indices[o]] += out[o] (index -1 skipped,
+     * any other outside the volume an error); accumulate as usual. */
+    TFL_SPATIAL_MAX3D_BWD = 14,
+    /* 3-D average pooling: AVGPOOL_FWD with a depth axis (window
+     * clipping, count_include_pad and divisor_override as there). */
+    TFL_SPATIAL_AVGPOOL3D_FWD = 15,
+    /* Its adjoint: each output gradient / divisor added to every element
+     * of its clipped window (accumulate = 0: zeroed first). */
+    TFL_SPATIAL_AVGPOOL3D_BWD = 16,
+    /* Trilinear resize: BILINEAR_FWD's source coordinate and taps along
+     * each of d (scale_d), h and w; weights in float (double for
+     * float64 data). */
+    TFL_SPATIAL_TRILINEAR_FWD = 17,
+    TFL_SPATIAL_TRILINEAR_BWD = 18,     /* its adjoint, same scales */
+    /* Nearest resize along d (scale_d), h and w, each axis mapped as
+     * NEAREST_FWD maps rows (no identity shortcut), and its backward as
+     * NEAREST_BWD gathers (scales = output per input; overwrite). */
+    TFL_SPATIAL_NEAREST3D_FWD = 19,
+    TFL_SPATIAL_NEAREST3D_BWD = 20,
+    /* Bicubic 2-D resize (PyTorch's cubic convolution, A = -0.75):
+     * source coordinate r = scale * o (align_corners) or
+     * scale * (o + 0.5) - 0.5, taps floor(r) - 1 .. floor(r) + 2 clamped
+     * to the image; identity copy when both sizes agree.  Weights in
+     * float (double for float64).  BWD: its adjoint, added into `in`
+     * (accumulate) or overwriting it. */
+    TFL_SPATIAL_BICUBIC_FWD = 21,
+    TFL_SPATIAL_BICUBIC_BWD = 22,
 } tfl_spatial_kind;
 
 typedef struct tfl_spatial_op {
@@ -102,6 +136,11 @@ typedef struct tfl_spatial_op {
     /* roll */
     int64_t outer, size, inner, start;
     size_t elem_size;
+    /* 3-D ops (MAXPOOL3D_*, MAX3D_BWD, AVGPOOL3D_*, TRILINEAR_*): the depth axis */
+    int64_t in_d, out_d;
+    int64_t in_stride_d, out_stride_d;
+    int kernel_d, stride_d, pad_d, dilation_d;
+    double scale_d;           /* trilinear, nearest 3-D: the depth axis' scale */
 } tfl_spatial_op;
 
 #endif

@@ -478,6 +478,10 @@ int host_spatial_supported(const tfl_spatial_op *op)
         return 0;
     if (op->kind == TFL_SPATIAL_ROLL)
         return op->elem_size >= 1 && op->elem_size <= 16;
+    if (op->kind >= TFL_SPATIAL_MAXPOOL3D_FWD && op->kind <= TFL_SPATIAL_NEAREST3D_BWD)
+        return hsp_3d_supported(op);
+    if (op->kind == TFL_SPATIAL_BICUBIC_FWD || op->kind == TFL_SPATIAL_BICUBIC_BWD)
+        return hsp_bicubic_supported(op);
     return op->kind >= TFL_SPATIAL_MAXPOOL_FWD && op->kind <= TFL_SPATIAL_BILINEAR_BWD &&
            is_pool_dtype(op->dtype);
 }
@@ -500,6 +504,10 @@ tfl_status host_spatial(const tfl_spatial_op *op)
         }
         return host_roll(op);
     }
+    if (op->kind >= TFL_SPATIAL_MAXPOOL3D_FWD && op->kind <= TFL_SPATIAL_NEAREST3D_BWD)
+        return hsp_3d(op);
+    if (op->kind == TFL_SPATIAL_BICUBIC_FWD || op->kind == TFL_SPATIAL_BICUBIC_BWD)
+        return hsp_bicubic(op);
     if (op->n < 0 || op->c < 0 || op->in_h < 0 || op->in_w < 0 || op->out_h < 0 || op->out_w < 0) {
         tfl_error("spatial op %d: negative size", (int)op->kind);
         return TFL_ERR_INVALID;

@@ -108,4 +108,12 @@ void hsp_resizebwd_plane_f32(const tfl_spatial_op *op, const rmap *m, int64_t p)
  * int64s (max pools). */
 int hsp_image_nhwc(sp_work *w, int64_t n, double *g, char *xin, char *xout, int64_t *xind);
 
+/* 3-D max pooling and its backward (ops_spatial3d.c). */
+int hsp_3d_supported(const tfl_spatial_op *op);
+tfl_status hsp_3d(const tfl_spatial_op *op);
+
+/* Bicubic 2-D resize and its adjoint (ops_spatial_bicubic.c). */
+int hsp_bicubic_supported(const tfl_spatial_op *op);
+tfl_status hsp_bicubic(const tfl_spatial_op *op);
+
 #endif

@@ -21,7 +21,8 @@
 
 /* Name piece -> kernel.  `tmpl` says how the template list reads:
  * s = scalar type, a = accumulate type (skipped), i = index type ('i' or
- * 'l'), n = nearest mapping function pointer. */
+ * 'l'), n = nearest mapping function pointer, k = an optional int
+ * template argument (Li<digits>E, the kernel width). */
 static const struct {
     const char *needle;
     int id;
@@ -52,6 +53,22 @@ static const struct {
     { "38upsample_bilinear2d_backward_out_frameI", SK_BILINEAR_BWD, "sa" },
     { "43upsample_bilinear2d_backward_nhwc_out_frameI", SK_BILINEAR_BWD_NHWC, "sa" },
     { "16roll_cuda_kernelI", SK_ROLL, "s" },
+    { "28upsample_nearest1d_out_frameI", SK_NEAREST1D, "sn" },
+    { "37upsample_nearest1d_backward_out_frameI", SK_NEAREST1D_BWD, "san" },
+    { "27upsample_linear1d_out_frameI", SK_LINEAR1D, "sa" },
+    { "36upsample_linear1d_out_frame_backwardI", SK_LINEAR1D_BWD, "sa" },
+    { "40max_pool3d_with_indices_single_out_frameI", SK_MAXPOOL3D, "s" },
+    { "49max_pool3d_with_indices_backward_single_out_frameI", SK_MAXPOOL3D_BWD, "s" },
+    { "29avg_pool3d_cuda_update_outputI", SK_AVGPOOL3D, "ksa" },
+    { "33avg_pool3d_cuda_update_grad_inputI", SK_AVGPOOL3D_BWD, "sa" },
+    { "40avg_pool3d_cuda_update_grad_input_atomicI", SK_AVGPOOL3D_BWD_ATOMIC, "sa" },
+    { "44avg_pool3d_single_backward_out_frame_stride1I", SK_AVGPOOL3D_BWD_S1, "sa" },
+    { "30upsample_trilinear3d_out_frameI", SK_TRILINEAR, "sa" },
+    { "39upsample_trilinear3d_backward_out_frameI", SK_TRILINEAR_BWD, "sa" },
+    { "28upsample_nearest3d_out_frameI", SK_NEAREST3D, "sn" },
+    { "37upsample_nearest3d_backward_out_frameI", SK_NEAREST3D_BWD, "san" },
+    { "28upsample_bicubic2d_out_frameI", SK_BICUBIC, "sa" },
+    { "37upsample_bicubic2d_backward_out_frameI", SK_BICUBIC_BWD, "sa" },
 };
 
 static const char *const op_names[SK_COUNT] = {
@@ -69,6 +86,14 @@ static const char *const op_names[SK_COUNT] = {
     [SK_BILINEAR] = "upsample_bilinear2d", [SK_BILINEAR_NHWC] = "upsample_bilinear2d",
     [SK_BILINEAR_BWD] = "upsample_bilinear2d_backward", [SK_BILINEAR_BWD_NHWC] = "upsample_bilinear2d_backward",
     [SK_ROLL] = "roll",
+    [SK_NEAREST1D] = "upsample_nearest1d", [SK_NEAREST1D_BWD] = "upsample_nearest1d_backward",
+    [SK_LINEAR1D] = "upsample_linear1d", [SK_LINEAR1D_BWD] = "upsample_linear1d_backward",
+    [SK_MAXPOOL3D] = "max_pool3d", [SK_MAXPOOL3D_BWD] = "max_pool3d_backward",
+    [SK_AVGPOOL3D] = "avg_pool3d", [SK_AVGPOOL3D_BWD] = "avg_pool3d_backward",
+    [SK_AVGPOOL3D_BWD_ATOMIC] = "avg_pool3d_backward", [SK_AVGPOOL3D_BWD_S1] = "avg_pool3d_backward",
+    [SK_TRILINEAR] = "upsample_trilinear3d", [SK_TRILINEAR_BWD] = "upsample_trilinear3d_backward",
+    [SK_NEAREST3D] = "upsample_nearest3d", [SK_NEAREST3D_BWD] = "upsample_nearest3d_backward",
+    [SK_BICUBIC] = "upsample_bicubic2d", [SK_BICUBIC_BWD] = "upsample_bicubic2d_backward",
 };
 
 /* A mangled element type at *p: its size, *dt when it is one the pool
@@ -132,6 +157,16 @@ static int match(const char *m, void **cookie)
                     return 0;
                 k.wide = *p++ == 'l';
                 break;
+            case 'k':
+                if (strncmp(p, "Li", 2) == 0) {
+                    char *e;
+                    long v = strtol(p + 2, &e, 10);
+                    if (*e != 'E' || v <= 0 || v > 64)
+                        return 0;
+                    k.kw = (int)v;
+                    p = e + 1;
+                }
+                break;
             case 'n':
                 if (strstr(p, "nearest_neighbor_exact"))
                     k.exact = 1;
@@ -143,6 +178,9 @@ static int match(const char *m, void **cookie)
         /* Pools and resizes run float types; roll moves any element. */
         if (k.id != SK_ROLL && k.dtype != TFL_DT_F32 && k.dtype != TFL_DT_F64 &&
             k.dtype != TFL_DT_F16 && k.dtype != TFL_DT_BF16)
+            return 0;
+        /* the host's 3-D pools run float32 and float64 only */
+        if (k.id >= SK_MAXPOOL3D && k.dtype != TFL_DT_F32 && k.dtype != TFL_DT_F64)
             return 0;
         spatial_kernel *keep = malloc(sizeof *keep);
         if (!keep)
@@ -253,6 +291,8 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     tfl_status st;
     if (k->id == SK_ROLL)
         st = decode_roll(c, k, s, err, errlen);
+    else if (k->id > SK_ROLL)
+        st = sp_decode_3d(c, k, s, err, errlen);
     else if (k->id >= SK_NEAREST)
         st = sp_decode_resize(c, k, s, err, errlen);
     else
@@ -261,7 +301,8 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         return st;
     if (s->kind == 0)
         return TFL_OK;      /* nothing to do (empty) */
-    if (s->kind != TFL_SPATIAL_ROLL) {
+    if (s->kind != TFL_SPATIAL_ROLL && !(s->kind >= TFL_SPATIAL_MAXPOOL3D_FWD &&
+                                         s->kind <= TFL_SPATIAL_NEAREST3D_BWD)) {
         if (s->n * s->c == 0 || s->in_h * s->in_w == 0 || s->out_h * s->out_w == 0)
             return TFL_OK;
         st = sp_check_ranges(s, err, errlen);

@@ -38,6 +38,23 @@ enum {
     SK_BILINEAR_BWD,        /* upsample_bilinear2d_backward_out_frame<s, acc>     */
     SK_BILINEAR_BWD_NHWC,   /* upsample_bilinear2d_backward_nhwc_out_frame<s, acc> */
     SK_ROLL,                /* TensorTransformations.cu roll_cuda_kernel<s>      */
+    /* spatial_3d.c: 1-D resizes (as 2-D with one row) and 3-D max pooling */
+    SK_NEAREST1D,           /* UpSampleNearest1d.cu upsample_nearest1d_out_frame<s, fn> */
+    SK_NEAREST1D_BWD,       /* upsample_nearest1d_backward_out_frame<s, acc, fn> */
+    SK_LINEAR1D,            /* UpSampleLinear1d.cu upsample_linear1d_out_frame<s, acc> */
+    SK_LINEAR1D_BWD,        /* upsample_linear1d_out_frame_backward<s, acc>      */
+    SK_MAXPOOL3D,           /* DilatedMaxPool3d.cu max_pool3d_with_indices_single_out_frame<s> */
+    SK_MAXPOOL3D_BWD,       /* max_pool3d_with_indices_backward_single_out_frame<s> */
+    SK_AVGPOOL3D,           /* AveragePool3d.cu avg_pool3d_cuda_update_output<[KW,] s, acc> */
+    SK_AVGPOOL3D_BWD,       /* avg_pool3d_cuda_update_grad_input<s, acc> (no overlap) */
+    SK_AVGPOOL3D_BWD_ATOMIC,/* avg_pool3d_cuda_update_grad_input_atomic<s, acc> */
+    SK_AVGPOOL3D_BWD_S1,    /* avg_pool3d_single_backward_out_frame_stride1<s, acc> */
+    SK_TRILINEAR,           /* UpSampleTrilinear3d.cu upsample_trilinear3d_out_frame<s, acc> */
+    SK_TRILINEAR_BWD,       /* upsample_trilinear3d_backward_out_frame<s, acc>   */
+    SK_NEAREST3D,           /* UpSampleNearest3d.cu upsample_nearest3d_out_frame<s, fn> */
+    SK_NEAREST3D_BWD,       /* upsample_nearest3d_backward_out_frame<s, acc, fn> */
+    SK_BICUBIC,             /* UpSampleBicubic2d.cu upsample_bicubic2d_out_frame<s, acc> */
+    SK_BICUBIC_BWD,         /* upsample_bicubic2d_backward_out_frame<s, acc>     */
     SK_COUNT
 };
 
@@ -48,6 +65,7 @@ typedef struct spatial_kernel {
     size_t elem_size;
     int wide;                /* index_t is int64 */
     int exact;               /* nearest-exact */
+    int kw;                  /* avg_pool3d: kernel width template argument, 0 if none */
 } spatial_kernel;
 
 #define SARG(c, i, T) TFL_KARG(c, T, i)
@@ -65,6 +83,8 @@ void sp_nhwc(int64_t *st, int64_t c, int64_t h, int64_t w);
  * the launch; TFL_OK when op is ready to route. */
 tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
                           char *err, size_t errlen);
+tfl_status sp_decode_3d(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
+                        char *err, size_t errlen);
 tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
                             char *err, size_t errlen);
 
