@@ -1,0 +1,299 @@
+/*
+ * dense.c - the cuSOLVER dense (Dn) routines torch.linalg calls: LU
+ * (getrf/getrs), Cholesky (potrf/potrs and their batched forms) and the
+ * symmetric/Hermitian eigensolver (syevd/heevd), S/D/C/Z, with their
+ * _bufferSize queries.
+ *
+ * Each matrix is one TFL_OP_BLAS (GETRF/GETRS/POTRF/POTRS/SYEVD) through
+ * route after its operands were checked against the address map; the
+ * backend writes devInfo (device memory), as cuSOLVER does.  The host
+ * runs these without a workspace, so the _bufferSize answers are 1 and
+ * the workspace arguments are only checked for presence.  Argument errors
+ * return CUSOLVER_STATUS_INVALID_VALUE, as cuSOLVER documents.
+ */
+#include "cusolver/cusolver_internal.h"
+
+#include <string.h>
+
+#include "common/log.h"
+
+#define HANDLE(hh) struct cusolverDnContext *h = tfl_cusolver_handle_get(hh); \
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED
+#define TRY(x) do { cusolverStatus_t st_ = tfl_cusolver_from_cublas(x); \
+    if (st_) return st_; } while (0)
+#define MAX1(n) ((n) > 1 ? (n) : 1)
+
+static size_t esz(tfl_dtype t)
+{
+    return t == TFL_DT_F32 ? 4 : t == TFL_DT_C128 ? 16 : 8;
+}
+
+/* Size of the eigenvalue element: the real type of t. */
+static size_t rsz(tfl_dtype t)
+{
+    return t == TFL_DT_F32 || t == TFL_DT_C64 ? 4 : 8;
+}
+
+static tfl_op solver_op(tfl_blas_fn fn, tfl_dtype t)
+{
+    tfl_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = TFL_OP_BLAS;
+    op.name = "cusolver";
+    op.u.blas.fn = fn;
+    op.u.blas.type = t;
+    return op;
+}
+
+static int bad_uplo(int uplo)
+{
+    return uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER;
+}
+
+static cusolverStatus_t check_info(const int *info, int64_t count, const char *fn)
+{
+    if (!info)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    return tfl_cusolver_from_cublas(
+        tfl_cublas_check_vector(info, count, 1, sizeof(int), fn, "devInfo"));
+}
+
+/* ------------------------------------------------------------ bufferSize */
+
+static cusolverStatus_t buffer_size(cusolverDnHandle_t handle, int64_t n, int *lwork)
+{
+    HANDLE(handle);
+    (void)h;
+    if (n < 0 || !lwork)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *lwork = 1;      /* the host needs no device workspace */
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define GETRF_BS(NAME, T)                                                             \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, int m, int n, T *A, int lda,         \
+                      int *lwork)                                                     \
+{ (void)A; if (m < 0 || lda < MAX1(m)) return CUSOLVER_STATUS_INVALID_VALUE;          \
+  return buffer_size(handle, n, lwork); }
+GETRF_BS(cusolverDnSgetrf_bufferSize, float)
+GETRF_BS(cusolverDnDgetrf_bufferSize, double)
+GETRF_BS(cusolverDnCgetrf_bufferSize, cuComplex)
+GETRF_BS(cusolverDnZgetrf_bufferSize, cuDoubleComplex)
+
+#define POTRF_BS(NAME, T)                                                             \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, T *A,  \
+                      int lda, int *lwork)                                            \
+{ (void)A; if (bad_uplo(uplo) || lda < MAX1(n)) return CUSOLVER_STATUS_INVALID_VALUE; \
+  return buffer_size(handle, n, lwork); }
+POTRF_BS(cusolverDnSpotrf_bufferSize, float)
+POTRF_BS(cusolverDnDpotrf_bufferSize, double)
+POTRF_BS(cusolverDnCpotrf_bufferSize, cuComplex)
+POTRF_BS(cusolverDnZpotrf_bufferSize, cuDoubleComplex)
+
+#define SYEVD_BS(NAME, T, R)                                                          \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, cusolverEigMode_t jobz,              \
+                      cublasFillMode_t uplo, int n, const T *A, int lda, const R *W,  \
+                      int *lwork)                                                     \
+{ (void)A; (void)W;                                                                   \
+  if ((jobz != CUSOLVER_EIG_MODE_NOVECTOR && jobz != CUSOLVER_EIG_MODE_VECTOR) ||     \
+      bad_uplo(uplo) || lda < MAX1(n)) return CUSOLVER_STATUS_INVALID_VALUE;          \
+  return buffer_size(handle, n, lwork); }
+SYEVD_BS(cusolverDnSsyevd_bufferSize, float, float)
+SYEVD_BS(cusolverDnDsyevd_bufferSize, double, double)
+SYEVD_BS(cusolverDnCheevd_bufferSize, cuComplex, float)
+SYEVD_BS(cusolverDnZheevd_bufferSize, cuDoubleComplex, double)
+
+/* ----------------------------------------------------------------- getrf */
+
+static cusolverStatus_t getrf(const char *fn, cusolverDnHandle_t handle, tfl_dtype t,
+                              int64_t m, int64_t n, void *A, int64_t lda, int *ipiv,
+                              int *info)
+{
+    HANDLE(handle);
+    if (m < 0 || n < 0 || lda < MAX1(m))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    cusolverStatus_t st = check_info(info, 1, fn);
+    if (st)
+        return st;
+    if (m != n) {                     /* the host LU is square only */
+        tfl_error("%s: %lldx%lld LU (only square matrices are supported)", fn,
+                  (long long)m, (long long)n);
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    }
+    TRY(tfl_cublas_check_matrix(A, m, n, lda, esz(t), fn, "A"));
+    if (ipiv)
+        TRY(tfl_cublas_check_vector(ipiv, n, 1, sizeof(int), fn, "devIpiv"));
+    tfl_op op = solver_op(TFL_BLAS_GETRF, t);
+    tfl_blas_op *o = &op.u.blas;
+    o->n = n; o->b = A; o->ldb = lda; o->ipiv = (int32_t *)ipiv; o->info = (int32_t *)info;
+    TRY(tfl_cublas_run(&op, h->stream, fn));
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define GETRF(NAME, T, TY)                                                            \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, int m, int n, T *A, int lda,         \
+                      T *work, int *ipiv, int *info)                                  \
+{ (void)work; return getrf(#NAME, handle, TY, m, n, A, lda, ipiv, info); }
+GETRF(cusolverDnSgetrf, float, TFL_DT_F32)
+GETRF(cusolverDnDgetrf, double, TFL_DT_F64)
+GETRF(cusolverDnCgetrf, cuComplex, TFL_DT_C64)
+GETRF(cusolverDnZgetrf, cuDoubleComplex, TFL_DT_C128)
+
+/* ----------------------------------------------------------------- getrs */
+
+static cusolverStatus_t getrs(const char *fn, cusolverDnHandle_t handle, tfl_dtype t,
+                              int trans, int64_t n, int64_t nrhs, const void *A,
+                              int64_t lda, const int *ipiv, void *B, int64_t ldb, int *info)
+{
+    HANDLE(handle);
+    if ((trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) ||
+        n < 0 || nrhs < 0 || lda < MAX1(n) || ldb < MAX1(n))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    cusolverStatus_t st = check_info(info, 1, fn);
+    if (st)
+        return st;
+    TRY(tfl_cublas_check_matrix(A, n, n, lda, esz(t), fn, "A"));
+    TRY(tfl_cublas_check_matrix(B, n, nrhs, ldb, esz(t), fn, "B"));
+    if (ipiv)
+        TRY(tfl_cublas_check_vector(ipiv, n, 1, sizeof(int), fn, "devIpiv"));
+    tfl_op op = solver_op(TFL_BLAS_GETRS, t);
+    tfl_blas_op *o = &op.u.blas;
+    o->trans = trans; o->n = n; o->nrhs = nrhs; o->a = A; o->lda = lda;
+    o->b = B; o->ldb = ldb; o->ipiv = (int32_t *)ipiv; o->info = (int32_t *)info;
+    TRY(tfl_cublas_run(&op, h->stream, fn));
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define GETRS(NAME, T, TY)                                                            \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, cublasOperation_t trans, int n,      \
+                      int nrhs, const T *A, int lda, const int *ipiv, T *B, int ldb,  \
+                      int *info)                                                      \
+{ return getrs(#NAME, handle, TY, trans, n, nrhs, A, lda, ipiv, B, ldb, info); }
+GETRS(cusolverDnSgetrs, float, TFL_DT_F32)
+GETRS(cusolverDnDgetrs, double, TFL_DT_F64)
+GETRS(cusolverDnCgetrs, cuComplex, TFL_DT_C64)
+GETRS(cusolverDnZgetrs, cuDoubleComplex, TFL_DT_C128)
+
+/* ----------------------------------------------------------- potrf/potrs */
+
+static cusolverStatus_t potrf(const char *fn, cusolverDnHandle_t handle, tfl_dtype t,
+                              int uplo, int64_t n, void *const A[], int64_t lda,
+                              int *info, int64_t batch)
+{
+    HANDLE(handle);
+    if (bad_uplo(uplo) || n < 0 || lda < MAX1(n) || batch < 0)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (batch == 0)
+        return CUSOLVER_STATUS_SUCCESS;
+    cusolverStatus_t st = check_info(info, batch, fn);
+    if (st)
+        return st;
+    for (int64_t b = 0; b < batch; b++) {
+        TRY(tfl_cublas_check_matrix(A[b], n, n, lda, esz(t), fn, "A"));
+        tfl_op op = solver_op(TFL_BLAS_POTRF, t);
+        tfl_blas_op *o = &op.u.blas;
+        o->uplo = uplo == CUBLAS_FILL_MODE_UPPER; o->n = n;
+        o->b = A[b]; o->ldb = lda; o->info = (int32_t *)info + b;
+        TRY(tfl_cublas_run(&op, h->stream, fn));
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static cusolverStatus_t potrs(const char *fn, cusolverDnHandle_t handle, tfl_dtype t,
+                              int uplo, int64_t n, int64_t nrhs, const void *const A[],
+                              int64_t lda, void *const B[], int64_t ldb, int *info,
+                              int64_t batch)
+{
+    HANDLE(handle);
+    if (bad_uplo(uplo) || n < 0 || nrhs < 0 || lda < MAX1(n) || ldb < MAX1(n) ||
+        batch < 0)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (batch == 0)
+        return CUSOLVER_STATUS_SUCCESS;
+    cusolverStatus_t st = check_info(info, 1, fn);
+    if (st)
+        return st;
+    for (int64_t b = 0; b < batch; b++) {
+        TRY(tfl_cublas_check_matrix(A[b], n, n, lda, esz(t), fn, "A"));
+        TRY(tfl_cublas_check_matrix(B[b], n, nrhs, ldb, esz(t), fn, "B"));
+        tfl_op op = solver_op(TFL_BLAS_POTRS, t);
+        tfl_blas_op *o = &op.u.blas;
+        o->uplo = uplo == CUBLAS_FILL_MODE_UPPER; o->n = n; o->nrhs = nrhs;
+        o->a = A[b]; o->lda = lda; o->b = B[b]; o->ldb = ldb;
+        o->info = (int32_t *)info;   /* one devInfo for the whole batch */
+        TRY(tfl_cublas_run(&op, h->stream, fn));
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static cusolverStatus_t check_ptrs(const void *arr, int64_t batch, const char *fn)
+{
+    if (!arr)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    return tfl_cusolver_from_cublas(tfl_cublas_check_vector(
+        arr, 1, 1, (size_t)batch * sizeof(void *), fn, "pointer array"));
+}
+
+#define POTRF(NAME, BNAME, SNAME, BSNAME, T, TY)                                      \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, T *A,  \
+                      int lda, T *work, int lwork, int *info)                         \
+{ (void)work; (void)lwork; void *arr[1] = {A};                                        \
+  return potrf(#NAME, handle, TY, uplo, n, arr, lda, info, 1); }                      \
+cusolverStatus_t BNAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,       \
+                       T *A[], int lda, int *info, int batch)                         \
+{ if (batch > 0) { cusolverStatus_t st = check_ptrs(A, batch, #BNAME);                \
+                   if (st) return st; }                                               \
+  return potrf(#BNAME, handle, TY, uplo, n, (void *const *)A, lda, info, batch); }    \
+cusolverStatus_t SNAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,       \
+                       int nrhs, const T *A, int lda, T *B, int ldb, int *info)       \
+{ const void *a[1] = {A}; void *b[1] = {B};                                           \
+  return potrs(#SNAME, handle, TY, uplo, n, nrhs, a, lda, b, ldb, info, 1); }         \
+cusolverStatus_t BSNAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,      \
+                        int nrhs, T *A[], int lda, T *B[], int ldb, int *info,        \
+                        int batch)                                                    \
+{ if (batch > 0) { cusolverStatus_t st = check_ptrs(A, batch, #BSNAME);               \
+                   if (!st) st = check_ptrs(B, batch, #BSNAME);                       \
+                   if (st) return st; }                                               \
+  return potrs(#BSNAME, handle, TY, uplo, n, nrhs, (const void *const *)A, lda,       \
+               (void *const *)B, ldb, info, batch); }
+POTRF(cusolverDnSpotrf, cusolverDnSpotrfBatched, cusolverDnSpotrs,
+      cusolverDnSpotrsBatched, float, TFL_DT_F32)
+POTRF(cusolverDnDpotrf, cusolverDnDpotrfBatched, cusolverDnDpotrs,
+      cusolverDnDpotrsBatched, double, TFL_DT_F64)
+POTRF(cusolverDnCpotrf, cusolverDnCpotrfBatched, cusolverDnCpotrs,
+      cusolverDnCpotrsBatched, cuComplex, TFL_DT_C64)
+POTRF(cusolverDnZpotrf, cusolverDnZpotrfBatched, cusolverDnZpotrs,
+      cusolverDnZpotrsBatched, cuDoubleComplex, TFL_DT_C128)
+
+/* ----------------------------------------------------------------- syevd */
+
+static cusolverStatus_t syevd(const char *fn, cusolverDnHandle_t handle, tfl_dtype t,
+                              int jobz, int uplo, int64_t n, void *A, int64_t lda,
+                              void *W, int *info)
+{
+    HANDLE(handle);
+    if ((jobz != CUSOLVER_EIG_MODE_NOVECTOR && jobz != CUSOLVER_EIG_MODE_VECTOR) ||
+        bad_uplo(uplo) || n < 0 || lda < MAX1(n))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    cusolverStatus_t st = check_info(info, 1, fn);
+    if (st)
+        return st;
+    TRY(tfl_cublas_check_matrix(A, n, n, lda, esz(t), fn, "A"));
+    TRY(tfl_cublas_check_vector(W, n, 1, rsz(t), fn, "W"));
+    tfl_op op = solver_op(TFL_BLAS_SYEVD, t);
+    tfl_blas_op *o = &op.u.blas;
+    o->jobz = jobz == CUSOLVER_EIG_MODE_VECTOR; o->uplo = uplo == CUBLAS_FILL_MODE_UPPER;
+    o->n = n; o->b = A; o->ldb = lda; o->w = W; o->info = (int32_t *)info;
+    TRY(tfl_cublas_run(&op, h->stream, fn));
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define SYEVD(NAME, T, R, TY)                                                         \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, cusolverEigMode_t jobz,              \
+                      cublasFillMode_t uplo, int n, T *A, int lda, R *W, T *work,     \
+                      int lwork, int *info)                                           \
+{ (void)work; (void)lwork; return syevd(#NAME, handle, TY, jobz, uplo, n, A, lda, W, info); }
+SYEVD(cusolverDnSsyevd, float, float, TFL_DT_F32)
+SYEVD(cusolverDnDsyevd, double, double, TFL_DT_F64)
+SYEVD(cusolverDnCheevd, cuComplex, float, TFL_DT_C64)
+SYEVD(cusolverDnZheevd, cuDoubleComplex, double, TFL_DT_C128)
