@@ -13,6 +13,7 @@
  */
 #include "cusolver/cusolver_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -297,3 +298,188 @@ SYEVD(cusolverDnSsyevd, float, float, TFL_DT_F32)
 SYEVD(cusolverDnDsyevd, double, double, TFL_DT_F64)
 SYEVD(cusolverDnCheevd, cuComplex, float, TFL_DT_C64)
 SYEVD(cusolverDnZheevd, cuDoubleComplex, double, TFL_DT_C128)
+
+/* ------------------------------------------------------- 64-bit (X) API */
+/* The params object only carries algorithm choices, which the host
+ * ignores (every algorithm gives the LAPACK result). */
+
+struct cusolverDnParams {
+    int algo;
+};
+
+cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
+{
+    if (!params)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *params = calloc(1, sizeof(**params));
+    return *params ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_ALLOC_FAILED;
+}
+
+cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)
+{
+    free(params);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params,
+                                         cusolverDnFunction_t function,
+                                         cusolverAlgMode_t algo)
+{
+    (void)function;
+    if (!params)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    params->algo = (int)algo;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* The tfl type of a data type the X API accepts with computeType equal
+ * to it (mixed precisions are refused); -1 otherwise. */
+static int xtype(cudaDataType a, cudaDataType compute)
+{
+    if (a != compute)
+        return -1;
+    switch (a) {
+    case CUDA_R_32F: return TFL_DT_F32;
+    case CUDA_R_64F: return TFL_DT_F64;
+    case CUDA_C_32F: return TFL_DT_C64;
+    case CUDA_C_64F: return TFL_DT_C128;
+    default: return -1;
+    }
+}
+
+static cudaDataType real_of(cudaDataType t)
+{
+    return t == CUDA_C_32F ? CUDA_R_32F : t == CUDA_C_64F ? CUDA_R_64F : t;
+}
+
+static cusolverStatus_t xbuffer(cusolverDnHandle_t handle, int t, size_t *dev,
+                                size_t *host)
+{
+    HANDLE(handle);
+    (void)h;
+    if (!dev || !host)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (t < 0)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    *dev = 16;       /* the host needs no workspace; a token size */
+    *host = 0;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
+                                             cusolverDnParams_t params,
+                                             cublasFillMode_t uplo, int64_t n,
+                                             cudaDataType dataTypeA, const void *A,
+                                             int64_t lda, cudaDataType computeType,
+                                             size_t *dev, size_t *host)
+{
+    (void)params; (void)A;
+    if (bad_uplo(uplo) || n < 0 || lda < MAX1(n))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    return xbuffer(handle, xtype(dataTypeA, computeType), dev, host);
+}
+
+cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params,
+                                  cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA,
+                                  void *A, int64_t lda, cudaDataType computeType,
+                                  void *bufferOnDevice, size_t workspaceInBytesOnDevice,
+                                  void *bufferOnHost, size_t workspaceInBytesOnHost,
+                                  int *info)
+{
+    (void)params; (void)bufferOnDevice; (void)workspaceInBytesOnDevice;
+    (void)bufferOnHost; (void)workspaceInBytesOnHost;
+    int t = xtype(dataTypeA, computeType);
+    if (t < 0)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    void *arr[1] = {A};
+    return potrf("cusolverDnXpotrf", handle, (tfl_dtype)t, uplo, n, arr, lda, info, 1);
+}
+
+cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params,
+                                  cublasFillMode_t uplo, int64_t n, int64_t nrhs,
+                                  cudaDataType dataTypeA, const void *A, int64_t lda,
+                                  cudaDataType dataTypeB, void *B, int64_t ldb, int *info)
+{
+    (void)params;
+    int t = xtype(dataTypeA, dataTypeB);
+    if (t < 0)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    const void *a[1] = {A};
+    void *b[1] = {B};
+    return potrs("cusolverDnXpotrs", handle, (tfl_dtype)t, uplo, n, nrhs, a, lda, b, ldb,
+                 info, 1);
+}
+
+cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
+                                             cusolverDnParams_t params,
+                                             cusolverEigMode_t jobz, cublasFillMode_t uplo,
+                                             int64_t n, cudaDataType dataTypeA,
+                                             const void *A, int64_t lda,
+                                             cudaDataType dataTypeW, const void *W,
+                                             cudaDataType computeType, size_t *dev,
+                                             size_t *host)
+{
+    (void)params; (void)A; (void)W;
+    if ((jobz != CUSOLVER_EIG_MODE_NOVECTOR && jobz != CUSOLVER_EIG_MODE_VECTOR) ||
+        bad_uplo(uplo) || n < 0 || lda < MAX1(n))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    int t = xtype(dataTypeA, computeType);
+    if (dataTypeW != real_of(dataTypeA))
+        t = -1;
+    return xbuffer(handle, t, dev, host);
+}
+
+cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params,
+                                  cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n,
+                                  cudaDataType dataTypeA, void *A, int64_t lda,
+                                  cudaDataType dataTypeW, void *W, cudaDataType computeType,
+                                  void *bufferOnDevice, size_t workspaceInBytesOnDevice,
+                                  void *bufferOnHost, size_t workspaceInBytesOnHost,
+                                  int *info)
+{
+    (void)params; (void)bufferOnDevice; (void)workspaceInBytesOnDevice;
+    (void)bufferOnHost; (void)workspaceInBytesOnHost;
+    int t = xtype(dataTypeA, computeType);
+    if (t < 0 || dataTypeW != real_of(dataTypeA))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    return syevd("cusolverDnXsyevd", handle, (tfl_dtype)t, jobz, uplo, n, A, lda, W, info);
+}
+
+/* Batched: batchSize matrices lda*n apart, eigenvalues n apart, one info
+ * each. */
+cusolverStatus_t cusolverDnXsyevBatched_bufferSize(
+    cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz,
+    cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda,
+    cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *dev,
+    size_t *host, int64_t batchSize)
+{
+    if (batchSize < 0)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    return cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n, dataTypeA, A, lda,
+                                       dataTypeW, W, computeType, dev, host);
+}
+
+cusolverStatus_t cusolverDnXsyevBatched(
+    cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz,
+    cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda,
+    cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice,
+    size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost,
+    int *info, int64_t batchSize)
+{
+    (void)params; (void)bufferOnDevice; (void)workspaceInBytesOnDevice;
+    (void)bufferOnHost; (void)workspaceInBytesOnHost;
+    int t = xtype(dataTypeA, computeType);
+    if (t < 0 || dataTypeW != real_of(dataTypeA))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    if (batchSize < 0 || n < 0 || lda < MAX1(n))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    for (int64_t b = 0; b < batchSize; b++) {
+        cusolverStatus_t st = syevd("cusolverDnXsyevBatched", handle, (tfl_dtype)t, jobz,
+                                    uplo, n, (char *)A + (size_t)(b * lda * n) * esz(t),
+                                    lda, (char *)W + (size_t)(b * n) * rsz(t),
+                                    info ? info + b : NULL);
+        if (st)
+            return st;
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
