@@ -42,9 +42,11 @@ typedef enum tfl_blas_fn {
     TFL_BLAS_POTRF,      /* Cholesky of n x n B (uplo part) in place;
                             *info = 0 or the order of the failing minor  */
     TFL_BLAS_POTRS,      /* solve A X = b (n x nrhs) with a = potrf(A)   */
-    TFL_BLAS_SYEVD       /* eigen of symmetric/Hermitian n x n B (uplo);
+    TFL_BLAS_SYEVD,      /* eigen of symmetric/Hermitian n x n B (uplo);
                             eigenvalues (real type) to w ascending;
                             jobz 1: vectors overwrite B                 */
+    TFL_BLAS_ORGQR       /* Q (m x n, n <= m) of geqrf's B in place from
+                            k reflectors and tau (orgqr/ungqr)           */
 } tfl_blas_fn;
 
 typedef struct tfl_blas_op {

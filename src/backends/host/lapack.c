@@ -35,6 +35,19 @@ LAPACK_DECL(s, float)
 LAPACK_DECL(d, double)
 LAPACK_DECL(c, float complex)
 LAPACK_DECL(z, double complex)
+/* Q of a QR: orgqr (real) and ungqr (complex) share one signature. */
+#define ORGQR_DECL(F, T)                                                           \
+    void F(const int *m, const int *n, const int *k, T *a, const int *lda,         \
+           const T *tau, T *work, const int *lwork, int *info);
+ORGQR_DECL(sorgqr_, float)
+ORGQR_DECL(dorgqr_, double)
+ORGQR_DECL(cungqr_, float complex)
+ORGQR_DECL(zungqr_, double complex)
+#define orgqr_s sorgqr_
+#define orgqr_d dorgqr_
+#define orgqr_c cungqr_
+#define orgqr_z zungqr_
+
 void ssyevd_(const char *jobz, const char *uplo, const int *n, float *a, const int *lda,
              float *w, float *work, const int *lwork, int *iwork, const int *liwork,
              int *info, size_t jobz_len, size_t uplo_len);
@@ -204,6 +217,20 @@ static char trans_char(int t)
         case TFL_BLAS_POTRS: {                                                     \
             char ul = op->uplo ? 'U' : 'L';                                        \
             P##potrs_(&ul, &n, &nrhs, op->a, &lda, op->b, &ldb, &info, 1);         \
+            if (op->info)                                                          \
+                *op->info = info;                                                  \
+            return info < 0 ? TFL_ERR_INVALID : TFL_OK;                            \
+        }                                                                          \
+        case TFL_BLAS_ORGQR: {                                                     \
+            int k = (int)op->k, lwork = -1;                                        \
+            T q = 0;                                                               \
+            orgqr_##P(&m, &n, &k, op->b, &ldb, op->tau, &q, &lwork, &info);        \
+            lwork = creal(q) > 1 ? (int)creal(q) : 1;                              \
+            T *work = malloc(sizeof(T) * (size_t)lwork);                           \
+            if (!work)                                                             \
+                return TFL_ERR_NOMEM;                                              \
+            orgqr_##P(&m, &n, &k, op->b, &ldb, op->tau, work, &lwork, &info);      \
+            free(work);                                                            \
             if (op->info)                                                          \
                 *op->info = info;                                                  \
             return info < 0 ? TFL_ERR_INVALID : TFL_OK;                            \

@@ -483,3 +483,77 @@ cusolverStatus_t cusolverDnXsyevBatched(
     }
     return CUSOLVER_STATUS_SUCCESS;
 }
+
+/* ------------------------------------------------------------ QR (geqrf) */
+
+static cusolverStatus_t qr_op(const char *fn, cusolverDnHandle_t handle, tfl_blas_fn f,
+                              tfl_dtype t, int64_t m, int64_t n, int64_t k, void *A,
+                              int64_t lda, const void *tau, int *info)
+{
+    HANDLE(handle);
+    if (m < 0 || n < 0 || k < 0 || lda < MAX1(m) ||
+        (f == TFL_BLAS_ORGQR && (n > m || k > n)))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    cusolverStatus_t st = check_info(info, 1, fn);
+    if (st)
+        return st;
+    int64_t ntau = f == TFL_BLAS_ORGQR ? k : (m < n ? m : n);
+    TRY(tfl_cublas_check_matrix(A, m, n, lda, esz(t), fn, "A"));
+    if (ntau)
+        TRY(tfl_cublas_check_vector(tau, ntau, 1, esz(t), fn, "tau"));
+    tfl_op op = solver_op(f, t);
+    tfl_blas_op *o = &op.u.blas;
+    o->m = m; o->n = n; o->k = k; o->b = A; o->ldb = lda;
+    o->tau = (void *)tau; o->info = (int32_t *)info;
+    TRY(tfl_cublas_run(&op, h->stream, fn));
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
+                                             cusolverDnParams_t params, int64_t m,
+                                             int64_t n, cudaDataType dataTypeA,
+                                             const void *A, int64_t lda,
+                                             cudaDataType dataTypeTau, const void *tau,
+                                             cudaDataType computeType, size_t *dev,
+                                             size_t *host)
+{
+    (void)params; (void)A; (void)tau;
+    if (m < 0 || n < 0 || lda < MAX1(m))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    int t = xtype(dataTypeA, computeType);
+    if (dataTypeTau != dataTypeA)
+        t = -1;
+    return xbuffer(handle, t, dev, host);
+}
+
+cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params,
+                                  int64_t m, int64_t n, cudaDataType dataTypeA, void *A,
+                                  int64_t lda, cudaDataType dataTypeTau, void *tau,
+                                  cudaDataType computeType, void *bufferOnDevice,
+                                  size_t workspaceInBytesOnDevice, void *bufferOnHost,
+                                  size_t workspaceInBytesOnHost, int *info)
+{
+    (void)params; (void)bufferOnDevice; (void)workspaceInBytesOnDevice;
+    (void)bufferOnHost; (void)workspaceInBytesOnHost;
+    int t = xtype(dataTypeA, computeType);
+    if (t < 0 || dataTypeTau != dataTypeA)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    return qr_op("cusolverDnXgeqrf", handle, TFL_BLAS_GEQRF, (tfl_dtype)t, m, n, 0, A, lda,
+                 tau, info);
+}
+
+#define ORGQR(NAME, BSNAME, T, TY)                                                    \
+cusolverStatus_t BSNAME(cusolverDnHandle_t handle, int m, int n, int k, const T *A,   \
+                        int lda, const T *tau, int *lwork)                            \
+{ (void)A; (void)tau;                                                                 \
+  if (m < 0 || n < 0 || n > m || k < 0 || k > n || lda < MAX1(m))                    \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                           \
+  return buffer_size(handle, n, lwork); }                                             \
+cusolverStatus_t NAME(cusolverDnHandle_t handle, int m, int n, int k, T *A, int lda,  \
+                      const T *tau, T *work, int lwork, int *info)                    \
+{ (void)work; (void)lwork;                                                            \
+  return qr_op(#NAME, handle, TFL_BLAS_ORGQR, TY, m, n, k, A, lda, tau, info); }
+ORGQR(cusolverDnSorgqr, cusolverDnSorgqr_bufferSize, float, TFL_DT_F32)
+ORGQR(cusolverDnDorgqr, cusolverDnDorgqr_bufferSize, double, TFL_DT_F64)
+ORGQR(cusolverDnCungqr, cusolverDnCungqr_bufferSize, cuComplex, TFL_DT_C64)
+ORGQR(cusolverDnZungqr, cusolverDnZungqr_bufferSize, cuDoubleComplex, TFL_DT_C128)

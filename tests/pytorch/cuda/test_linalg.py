@@ -109,3 +109,16 @@ def test_eigh(cuda, dtype, tol, batch):
     close(a @ v, v * w.unsqueeze(-2), tol * 100)
     eye = torch.eye(6, dtype=dtype).expand(*batch, 6, 6)
     close(v.mT @ v, eye, tol * 10)
+
+
+@pytest.mark.parametrize("dtype,tol", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (3, 5, 5)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr(cuda, dtype, tol, shape, mode):
+    a = torch.randn(*shape, generator=torch.Generator().manual_seed(10),
+                    dtype=torch.float64).to(dtype)
+    q, r = torch.linalg.qr(a.to(cuda), mode=mode)
+    q0, r0 = torch.linalg.qr(a, mode=mode)
+    # same Householder convention as LAPACK, so Q and R match, not only QR = A
+    close(r.cpu(), r0, tol * 10)
+    close(q.cpu(), q0, tol * 10)
