@@ -113,6 +113,14 @@ LIBS = [
     dict(key="cudnn", enum="TFL_LIB_CUDNN", so13="libcudnn.so.9",
          so12=None, node="libcudnn.so.9", status="cudnnStatus_t",
          headers=[("cudnn.h", [])], raw=[]),
+    # libcusolver.so.12 ships with CUDA 13 (cuSOLVER 12.x); only its
+    # cusolver* names are listed (the cublas*/pegasus* it also exports are
+    # private helpers no caller links against).
+    dict(key="cusolver", enum="TFL_LIB_CUSOLVER", so13="libcusolver.so.12",
+         so12=None, node="libcusolver.so.12", status="cusolverStatus_t",
+         headers=[("cusolverDn.h", []), ("cusolverSp.h", []),
+                  ("cusolverRf.h", [])],
+         raw=["cusolverSp_LOWLEVEL_PREVIEW.h"]),
     dict(key="nccl", enum="TFL_LIB_NCCL", so13="libnccl.so.2", so12=None,
          node="TORCHFL_0", status="ncclResult_t",
          headers=[("nccl.h", [])],
@@ -127,6 +135,8 @@ LIBS = [
                   ("nvml.h", [])], raw=[]),
 ]
 LIB_BY_KEY = {l["key"]: l for l in LIBS}
+# The CUDA 12 compatibility nodes (their names export only via .symver).
+COMPAT12_NODES = {l["so12"] for l in LIBS if l["so12"]}
 
 # Return-type classes.
 STATUS, POINTER, INTEGER, FLOATING, VOID, STRUCT, UNKNOWN = (
@@ -610,14 +620,14 @@ def version_script(node_names):
            " * %s\n */\n" % REGEN]
     order = ["libcudart.so.12", "libcudart.so.13", "libcublas.so.12",
              "libcublas.so.13", "libcublasLt.so.12", "libcublasLt.so.13",
-             "libcudnn.so.9", "TORCHFL_0"]
+             "libcudnn.so.9", "libcusolver.so.12", "TORCHFL_0"]
     for node in order:
         names = sorted(set(node_names.get(node, [])))
         parent = {"libcudart.so.13": "libcudart.so.12",
                   "libcublas.so.13": "libcublas.so.12",
                   "libcublasLt.so.13": "libcublasLt.so.12"}.get(node)
         body = ""
-        if node.endswith(".so.12"):
+        if node in COMPAT12_NODES:     # libcusolver.so.12 is a current node
             body = "  local: tfl12*;\n"
         else:
             body = "  global:\n" + "".join("    %s;\n" % n for n in names)

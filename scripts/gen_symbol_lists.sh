@@ -10,6 +10,7 @@
 # Sources:
 #   libcudart.so.13, libcublas.so.13, libcublasLt.so.13, libcudnn.so.9,
 #   libnccl.so.2        $CUDA_ROOT/lib64
+#   libcusolver.so.12   $CUDA_ROOT/lib64 (cuSOLVER 12 ships with CUDA 13)
 #   libcuda.so.1        $CUDA_ROOT/lib64/stubs/libcuda.so (the link stub
 #                       exports every driver entry point)
 #   libcudart.so.12     PyPI wheel nvidia-cuda-runtime-cu12
@@ -74,6 +75,11 @@ emit libcublasLt.so.13 "$LIB/libcublasLt.so.13" "$LIB/libcublasLt.so.13"
 emit libcudnn.so.9     "$LIB/libcudnn.so.9"     "$LIB/libcudnn.so.9"
 emit libnccl.so.2      "$LIB/libnccl.so.2"      "$LIB/libnccl.so.2"
 emit libnvrtc.so.13    "$LIB/libnvrtc.so.13"    "$LIB/libnvrtc.so.13"
+# cuSOLVER: only the cusolver* names (it also exports private cublas*
+# and pegasus* helpers that no caller links against).
+{ header libcusolver.so.12.txt "$LIB/libcusolver.so.12 (cusolver* only)"
+  functions "$LIB/libcusolver.so.12" | grep '^cusolver'; } > "$OUT/libcusolver.so.12.txt"
+echo "libcusolver.so.12: $(grep -vc '^#' "$OUT/libcusolver.so.12.txt") functions"
 
 # ----------------------------------------------------------- CUDA 12.x
 pip download --quiet --no-deps -d "$TMP/whl" "$CUDART12" "$CUBLAS12" "$NVML"

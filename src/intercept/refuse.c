@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <cublas_api.h>
 #include <cudnn_graph.h>
+#include <cusolver_common.h>
 #include <nccl.h>
 #include <uthash.h>
 
@@ -36,6 +37,7 @@ static const int not_supported[TFL_LIB_COUNT] = {
     /* ncclResult_t has no "not supported"; invalid usage is the closest */
     [TFL_LIB_NCCL] = ncclInvalidUsage,
     [TFL_LIB_NVML] = TFL_NVML_ERROR_NOT_SUPPORTED,
+    [TFL_LIB_CUSOLVER] = CUSOLVER_STATUS_NOT_SUPPORTED,
 };
 
 /* Fallbacks until the runtime (src/route, src/intercept/cudart) is linked

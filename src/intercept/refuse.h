@@ -18,6 +18,7 @@ enum {
     TFL_LIB_CUDNN,     /* CUDNN_STATUS_NOT_SUPPORTED                      */
     TFL_LIB_NCCL,      /* ncclInvalidUsage (NCCL has no "unsupported")    */
     TFL_LIB_NVML,      /* NVML_ERROR_NOT_SUPPORTED                        */
+    TFL_LIB_CUSOLVER,  /* CUSOLVER_STATUS_NOT_SUPPORTED                   */
     TFL_LIB_COUNT
 };
 

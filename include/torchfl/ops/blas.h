@@ -36,8 +36,17 @@ typedef enum tfl_blas_fn {
     TFL_BLAS_GETRS,      /* solve op(LU of a) X = b (n x nrhs), ipiv may
                             be NULL (no pivots)                           */
     TFL_BLAS_GEQRF,      /* QR of m x n B in place, tau (min(m,n))        */
-    TFL_BLAS_GELS        /* least squares of m x n B (m >= n) against
+    TFL_BLAS_GELS,       /* least squares of m x n B (m >= n) against
                             c (m x nrhs, ldc); *info as LAPACK            */
+    /* cuSOLVER's dense routines (one matrix per op, LAPACK meanings) */
+    TFL_BLAS_POTRF,      /* Cholesky of n x n B (uplo part) in place;
+                            *info = 0 or the order of the failing minor  */
+    TFL_BLAS_POTRS,      /* solve A X = b (n x nrhs) with a = potrf(A)   */
+    TFL_BLAS_SYEVD,      /* eigen of symmetric/Hermitian n x n B (uplo);
+                            eigenvalues (real type) to w ascending;
+                            jobz 1: vectors overwrite B                 */
+    TFL_BLAS_ORGQR       /* Q (m x n, n <= m) of geqrf's B in place from
+                            k reflectors and tau (orgqr/ungqr)           */
 } tfl_blas_fn;
 
 typedef struct tfl_blas_op {
@@ -60,6 +69,9 @@ typedef struct tfl_blas_op {
     int32_t *info;
     void *tau;
     int64_t nrhs;
+    /* appended for SYEVD */
+    void *w;                 /* eigenvalues, real (F32 for F32/C64)      */
+    int jobz;                /* 0: values only, 1: also vectors          */
 } tfl_blas_op;
 
 #endif

@@ -38,7 +38,7 @@ int host_blas_supported(const tfl_blas_op *op)
         !(is_complex(op->type) && (op->fn == TFL_BLAS_GEMV || op->fn == TFL_BLAS_DOT ||
                                    op->fn == TFL_BLAS_TRSM || op->fn >= TFL_BLAS_GETRF)))
         return 0;
-    if (op->fn < TFL_BLAS_GEMV || op->fn > TFL_BLAS_GELS)
+    if (op->fn < TFL_BLAS_GEMV || op->fn > TFL_BLAS_ORGQR)
         return 0;
     if (op->fn >= TFL_BLAS_GETRF &&
         !(op->type == TFL_DT_F32 || op->type == TFL_DT_F64 || is_complex(op->type)))
@@ -261,6 +261,7 @@ tfl_status host_blas(const tfl_blas_op *op)
                         (float)beta, op->c, (int)op->ldc);
         return TFL_OK;
     case TFL_BLAS_GETRF: case TFL_BLAS_GETRS: case TFL_BLAS_GEQRF: case TFL_BLAS_GELS:
+    case TFL_BLAS_POTRF: case TFL_BLAS_POTRS: case TFL_BLAS_SYEVD: case TFL_BLAS_ORGQR:
         break;   /* handled by host_lapack above */
     }
     return TFL_ERR_UNSUPPORTED;
