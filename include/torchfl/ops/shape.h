@@ -1,0 +1,43 @@
+/*
+ * torchfl/ops/shape.h - the "shape" op of the backend ABI: data movement
+ * that rearranges a tensor's elements by index arithmetic alone (today:
+ * reflect / replicate padding and its gradient).
+ *
+ * Part of the contract in torchfl/backend.h (included from there); a
+ * backend that implements TFL_OP_SHAPE reads this struct.
+ */
+#ifndef TORCHFL_OPS_SHAPE_H
+#define TORCHFL_OPS_SHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tfl_shape_kind {
+    /* Padding of the last nspatial (1..3) dimensions of a 5-D view
+     * [batch, plane, d, h, w] (unused leading spatial dims have size 1 and
+     * pad 0).  An output coordinate o of a spatial dim with input size n
+     * and leading pad p (p may be negative: cropping) reads input index
+     *   reflect:   r = o - p; r < 0 -> -r; r >= n -> 2(n-1) - r
+     *   replicate: clamp(o - p, 0, n - 1)
+     * Forward: y[b][c][o] = x[b][c][map(o)].
+     * Backward: x[b][c][map(o)] += y[b][c][o] for every o (x holds the
+     * input gradient, already zeroed by the caller; y the output gradient). */
+    TFL_SHAPE_PAD_REFLECT = 1,
+    TFL_SHAPE_PAD_REPLICATE = 2,
+} tfl_shape_kind;
+
+typedef struct tfl_shape_op {
+    tfl_shape_kind kind;
+    tfl_dtype dtype;          /* forward: any; backward: F32 or F64 */
+    int backward;             /* 0: y = pad(x); 1: x += pad^T(y) */
+    /* [batch, plane, d, h, w] sizes and strides in elements */
+    int64_t x_size[5], x_stride[5];
+    int64_t y_size[5], y_stride[5];
+    int64_t pad[3];           /* leading pad of d, h, w */
+    /* the (batch, plane) pairs this op covers */
+    int64_t batch0, nbatch, plane0, nplane;
+    void *x;                  /* unpadded tensor (forward: read) */
+    void *y;                  /* padded tensor (forward: written) */
+} tfl_shape_op;
+
+#endif
