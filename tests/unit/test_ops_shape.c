@@ -5,6 +5,8 @@
  * gradient as the adjoint summed in double by brute force over every output
  * coordinate.  Also: a (batch, plane) sub-range leaves other planes alone,
  * strided (transposed) operands, and a pad as large as the input refused.
+ * im2col against its definition; col2im as its adjoint (<col2im c, x> ==
+ * <c, im2col x>, in double).
  */
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +98,69 @@ static void test_pad2d(int reflect, int pt, int pb, int pl, int pr, int transpos
                 }
 }
 
+/* im2col against the definition element by element; col2im against the
+ * adjoint identity <col2im(c), x> == <c, im2col(x)> summed in double */
+static void test_im2col(int C_, int Hh, int Ww, int kh, int kw, int ph, int pw, int sh, int sw,
+                        int dh, int dw)
+{
+    const int Hc = (Hh + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    const int Wc = (Ww + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    float im[2 * 64], col[2 * 600], col2[2 * 600], im2[2 * 64];
+    const int im_n = C_ * Hh * Ww, col_n = C_ * kh * kw * Hc * Wc;
+    if (im_n > 64 || col_n > 600) {
+        CHECK(0, "test case too large for its buffers");
+        return;
+    }
+    for (int i = 0; i < 2 * im_n; i++)
+        im[i] = (float)cos(i * 1.3);
+    tfl_shape_op op = {
+        .kind = TFL_SHAPE_IM2COL, .dtype = TFL_DT_F32,
+        .im2col = { .channels = C_, .height = Hh, .width = Ww, .kh = kh, .kw = kw,
+                    .pad_h = ph, .pad_w = pw, .stride_h = sh, .stride_w = sw, .dil_h = dh,
+                    .dil_w = dw, .height_col = Hc, .width_col = Wc, .nbatch = 2,
+                    .im_batch_stride = im_n, .col_batch_stride = col_n, .im = im, .col = col },
+    };
+    CHECK(host_shape_supported(&op) && host_shape(&op) == TFL_OK, "im2col failed");
+    for (int b = 0; b < 2; b++)
+        for (int c = 0; c < C_; c++)
+            for (int i = 0; i < kh; i++)
+                for (int j = 0; j < kw; j++)
+                    for (int hc = 0; hc < Hc; hc++)
+                        for (int wc = 0; wc < Wc; wc++) {
+                            const int h = hc * sh - ph + i * dh, w = wc * sw - pw + j * dw;
+                            const float want = (h < 0 || h >= Hh || w < 0 || w >= Ww)
+                                                   ? 0.f
+                                                   : im[b * im_n + (c * Hh + h) * Ww + w];
+                            const float got =
+                                col[b * col_n + (((c * kh + i) * kw + j) * Hc + hc) * Wc + wc];
+                            CHECK(got == want, "im2col %d,%d,%d,%d,%d,%d: %g want %g", b, c, i, j,
+                                  hc, wc, got, want);
+                        }
+    /* the same through the any-dtype path (I32 of the same bits) */
+    op.dtype = TFL_DT_I32;
+    op.im2col.col = col2;
+    CHECK(host_shape(&op) == TFL_OK && !memcmp(col, col2, (size_t)(2 * col_n) * 4),
+          "im2col (4-byte generic) differs from the float path");
+    /* col2im: adjoint */
+    for (int i = 0; i < 2 * col_n; i++)
+        col2[i] = (float)sin(i * 0.9);
+    for (int i = 0; i < 2 * im_n; i++)
+        im2[i] = 12345.f; /* overwritten, not accumulated */
+    op = (tfl_shape_op){ .kind = TFL_SHAPE_COL2IM, .dtype = TFL_DT_F32, .im2col = op.im2col };
+    op.im2col.im = im2;
+    op.im2col.col = col2;
+    CHECK(host_shape(&op) == TFL_OK, "col2im failed");
+    for (int b = 0; b < 2; b++) {
+        double lhs = 0, rhs = 0;
+        for (int i = 0; i < im_n; i++)
+            lhs += (double)im2[b * im_n + i] * im[b * im_n + i];
+        for (int i = 0; i < col_n; i++)
+            rhs += (double)col2[b * col_n + i] * col[b * col_n + i];
+        CHECK(fabs(lhs - rhs) <= 1e-4 * (1 + fabs(rhs)), "col2im adjoint %d: %g vs %g", b, lhs,
+              rhs);
+    }
+}
+
 static void test_refused(void)
 {
     float x[4] = {1, 2, 3, 4}, y[16];
@@ -121,6 +186,9 @@ int main(void)
         }
     test_pad2d(0, 7, 2, 5, 6, 0); /* replicate pads may exceed the input */
     test_pad2d(0, -1, 2, 1, -2, 0); /* negative: cropping */
+    test_im2col(2, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1);
+    test_im2col(1, 7, 8, 2, 3, 0, 2, 2, 3, 2, 1);
+    test_im2col(3, 4, 4, 1, 1, 0, 0, 1, 1, 1, 1);
     test_refused();
     printf("test_ops_shape: %d checks, %d failures\n", checks, failures);
     return failures != 0;

@@ -1,7 +1,7 @@
 /*
  * torchfl/ops/shape.h - the "shape" op of the backend ABI: data movement
- * that rearranges a tensor's elements by index arithmetic alone (today:
- * reflect / replicate padding and its gradient).
+ * that rearranges a tensor's elements by index arithmetic alone:
+ * reflect / replicate padding, im2col / col2im, and their gradients.
  *
  * Part of the contract in torchfl/backend.h (included from there); a
  * backend that implements TFL_OP_SHAPE reads this struct.
@@ -24,7 +24,25 @@ typedef enum tfl_shape_kind {
      * input gradient, already zeroed by the caller; y the output gradient). */
     TFL_SHAPE_PAD_REFLECT = 1,
     TFL_SHAPE_PAD_REPLICATE = 2,
+    /* Patches of a [channels, height, width] image (F.unfold), for each
+     * of nbatch images (im + b * im_batch_stride, col + b * col_batch_stride):
+     *   col[((c * kh + i) * kw + j) * height_col * width_col + hc * width_col + wc]
+     *     = im[c][hc * stride_h - pad_h + i * dil_h][wc * stride_w - pad_w + j * dil_w]
+     * (0 where that is outside the image).  All contiguous. */
+    TFL_SHAPE_IM2COL = 3,
+    /* The adjoint (F.fold, unfold's gradient): im = sum of the col entries
+     * that read each image element (im is overwritten, not accumulated).
+     * dtype F32 or F64. */
+    TFL_SHAPE_COL2IM = 4,
 } tfl_shape_kind;
+
+typedef struct tfl_im2col_geom {
+    int64_t channels, height, width;
+    int64_t kh, kw, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+    int64_t height_col, width_col;
+    int64_t nbatch, im_batch_stride, col_batch_stride;  /* elements */
+    void *im, *col;
+} tfl_im2col_geom;
 
 typedef struct tfl_shape_op {
     tfl_shape_kind kind;
@@ -38,6 +56,7 @@ typedef struct tfl_shape_op {
     int64_t batch0, nbatch, plane0, nplane;
     void *x;                  /* unpadded tensor (forward: read) */
     void *y;                  /* padded tensor (forward: written) */
+    tfl_im2col_geom im2col;   /* IM2COL, COL2IM */
 } tfl_shape_op;
 
 #endif

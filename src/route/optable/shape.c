@@ -1,7 +1,9 @@
 /*
  * shape.c - the "shape" kernel family of the semantic op table: PyTorch's
  * reflect / replicate padding kernels (ReflectionPad.cu,
- * ReplicationPadding.cu) decoded into TFL_OP_SHAPE (torchfl/ops/shape.h).
+ * ReplicationPadding.cu) and im2col / col2im (im2col.cuh: F.unfold /
+ * F.fold) decoded into TFL_OP_SHAPE (torchfl/ops/shape.h).  The im2col
+ * layouts are next to run_im2col below.
  *
  * Parameter layouts (sm_80 cubins of torch 2.11.0+cu130):
  *   reflection_pad1d_out_kernel<T>(const T *in, T *out, long W, long pl,
@@ -32,7 +34,8 @@
 #include "route/dispatch.h"
 #include "route/optable.h"
 
-enum { SK_REFL1 = 1, SK_REFL2, SK_REFL3, SK_REPL1, SK_REPL2, SK_REPL3 };
+enum { SK_REFL1 = 1, SK_REFL2, SK_REFL3, SK_REPL1, SK_REPL2, SK_REPL3, SK_IM2COL, SK_COL2IM,
+       SK_COL2IM_BATCHED };
 
 /* cookie = kind | backward << 8 | dtype << 16 */
 #define SK_COOKIE(k, bwd, dt) ((void *)(uintptr_t)((k) | ((bwd) << 8) | ((uintptr_t)(dt) << 16)))
@@ -71,6 +74,31 @@ static int match(const char *m, void **cookie)
     };
     if (strncmp(m, "_ZN2at6native", 13))
         return 0;
+    if (!strncmp(m + 13, "13im2col_kernelI", 16)) {
+        int dt = parse_dtype(m + 29);
+        if (dt < 0)
+            return 0;
+        *cookie = SK_COOKIE(SK_IM2COL, 0, dt);
+        return 1;
+    }
+    if (!strncmp(m + 13, "13col2im_kernelI", 16)) {
+        /* <dt, accT>: only float/float and double/double (same accumulation) */
+        const char *p = m + 29;
+        if (!strncmp(p, "ffEE", 4))
+            *cookie = SK_COOKIE(SK_COL2IM, 1, TFL_DT_F32);
+        else if (!strncmp(p, "ddEE", 4))
+            *cookie = SK_COOKIE(SK_COL2IM, 1, TFL_DT_F64);
+        else
+            return 0;
+        return 1;
+    }
+    if (!strncmp(m + 13, "21col2im_batched_kernelI", 24)) {
+        int dt = parse_dtype(m + 37);
+        if (dt != TFL_DT_F32 && dt != TFL_DT_F64)
+            return 0;
+        *cookie = SK_COOKIE(SK_COL2IM_BATCHED, 1, dt);
+        return 1;
+    }
     for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
         const char *p = strstr(m, k[i].name);
         if (!p || !strstr(m, k[i].file))
@@ -96,6 +124,10 @@ static const char *op_name(void *cookie)
 {
     const uintptr_t c = (uintptr_t)cookie;
     const int kind = (int)(c & 0xff), bwd = (int)((c >> 8) & 0xff);
+    if (kind == SK_IM2COL)
+        return "im2col";
+    if (kind >= SK_COL2IM)
+        return "col2im";
     if (kind <= SK_REFL3)
         return bwd ? "reflection_pad_backward" : "reflection_pad";
     return bwd ? "replication_pad_backward" : "replication_pad";
@@ -133,10 +165,87 @@ static void accessor(const tfl_kcall *c, int i, int n, void **ptr, int64_t *size
     }
 }
 
+/* im2col_kernel<T>(long n, const T *im, long height, width, kh, kw, pad_h,
+ * pad_w, stride_h, stride_w, dil_h, dil_w, height_col, width_col, T *col):
+ * one image, n = channels * height_col * width_col (120 bytes).
+ * col2im_kernel<T, acc>(long n, const T *col, the same 12 longs, T *im):
+ * one image, n = channels * height * width (120 bytes).
+ * col2im_batched_kernel<T>(long n, const T *col, long col_batch_stride,
+ * long nbatch, the same 12 longs, T *im, long im_batch_stride) (144 bytes). */
+static tfl_status run_im2col(const tfl_kcall *c, int kind, tfl_dtype dt, char *err, size_t errlen)
+{
+    tfl_op op = { .kind = TFL_OP_SHAPE, .name = kind == SK_IM2COL ? "im2col" : "col2im" };
+    tfl_shape_op *s = &op.u.shape;
+    tfl_im2col_geom *g = &s->im2col;
+    s->kind = kind == SK_IM2COL ? TFL_SHAPE_IM2COL : TFL_SHAPE_COL2IM;
+    s->dtype = dt;
+    const int64_t n = TFL_KARG(c, int64_t, 0);
+    const int b = kind == SK_COL2IM_BATCHED ? 2 : 0; /* extra leading longs */
+    void *p1 = TFL_KARG(c, void *, 1);
+    int64_t v[12];
+    for (int i = 0; i < 12; i++)
+        v[i] = TFL_KARG(c, int64_t, 2 + b + i);
+    g->height = v[0];
+    g->width = v[1];
+    g->kh = v[2];
+    g->kw = v[3];
+    g->pad_h = v[4];
+    g->pad_w = v[5];
+    g->stride_h = v[6];
+    g->stride_w = v[7];
+    g->dil_h = v[8];
+    g->dil_w = v[9];
+    g->height_col = v[10];
+    g->width_col = v[11];
+    void *p_last = TFL_KARG(c, void *, 14 + b);
+    g->nbatch = 1;
+    if (kind == SK_IM2COL) {
+        g->im = p1;
+        g->col = p_last;
+        const int64_t plane = g->height_col * g->width_col;
+        if (plane <= 0 || n < 0 || n % plane)
+            return n == 0 ? TFL_OK : TFL_ERR_UNSUPPORTED;
+        g->channels = n / plane;
+    } else {
+        g->col = p1;
+        g->im = p_last;
+        const int64_t plane = g->height * g->width;
+        if (plane <= 0 || n < 0 || n % plane)
+            return n == 0 ? TFL_OK : TFL_ERR_UNSUPPORTED;
+        g->channels = n / plane;
+        if (kind == SK_COL2IM_BATCHED) {
+            g->col_batch_stride = TFL_KARG(c, int64_t, 2);
+            g->nbatch = TFL_KARG(c, int64_t, 3);
+            g->im_batch_stride = TFL_KARG(c, int64_t, 17);
+        }
+    }
+    if (g->kh <= 0 || g->kw <= 0 || g->stride_h <= 0 || g->stride_w <= 0 || g->dil_h <= 0 ||
+        g->dil_w <= 0 || g->height_col < 0 || g->width_col < 0 || g->nbatch < 0 ||
+        g->col_batch_stride < 0 || g->im_batch_stride < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (g->nbatch == 0 || g->channels == 0)
+        return TFL_OK;
+    const size_t es = tfl_dtype_size(dt);
+    const int64_t im_n = g->channels * g->height * g->width;
+    const int64_t col_n = g->channels * g->kh * g->kw * g->height_col * g->width_col;
+    const int64_t last = g->nbatch - 1;
+    if (!tfl_kdev_ok(g->im, (size_t)(last * g->im_batch_stride + im_n) * es) ||
+        !tfl_kdev_ok(g->col, (size_t)(last * g->col_batch_stride + col_n) * es)) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
+        return TFL_ERR_DEVICE;
+    }
+    tfl_status st = tfl_route_op(&op, c->stream);
+    if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "%s failed (%d)", op.name, (int)st);
+    return st;
+}
+
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
     const uintptr_t ck = (uintptr_t)cookie;
     int kind = (int)(ck & 0xff);
+    if (kind >= SK_IM2COL)
+        return run_im2col(c, kind, (tfl_dtype)(ck >> 16), err, errlen);
     const int bwd = (int)((ck >> 8) & 0xff);
     tfl_op op = { .kind = TFL_OP_SHAPE, .name = op_name(cookie) };
     tfl_shape_op *s = &op.u.shape;

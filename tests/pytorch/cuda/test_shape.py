@@ -91,3 +91,43 @@ def test_pad_forward_dtypes(cuda, mode):
         yc = F.pad(x.to(cuda), (1, 2, 2, 1), mode=mode).cpu()
         yr = F.pad(x, (1, 2, 2, 1), mode=mode)
         assert torch.equal(yc, yr)
+
+
+UNFOLD_CASES = [
+    # (input shape, kernel_size, dilation, padding, stride)
+    ((2, 3, 8, 8), 3, 1, 0, 1),
+    ((1, 2, 7, 9), (2, 3), (1, 2), (1, 0), (2, 1)),
+    ((3, 1, 5, 6), (3, 2), 2, 2, (1, 3)),
+    ((1, 4, 4, 4), 1, 1, 0, 1),
+    ((1, 1, 1, 1), 1, 1, 0, 1),
+]
+
+
+@pytest.mark.parametrize("shape,k,d,p,s", UNFOLD_CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_unfold(cuda, ew_ok, shape, k, d, p, s, dtype):
+    x = rand(shape, 5, dtype)
+    (yc, gc), (yr, gr) = both(lambda t: F.unfold(t, k, dilation=d, padding=p, stride=s),
+                              x, 5, cuda)
+    assert torch.equal(yc, yr)
+    torch.testing.assert_close(gc, gr, **TOL[dtype])
+
+
+@pytest.mark.parametrize("shape,k,d,p,s", UNFOLD_CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fold(cuda, ew_ok, shape, k, d, p, s, dtype):
+    out = shape[2:]
+    cols = F.unfold(torch.zeros(shape, dtype=dtype), k, dilation=d, padding=p, stride=s)
+    x = rand(cols.shape, 9, dtype)
+    (yc, gc), (yr, gr) = both(lambda t: F.fold(t, out, k, dilation=d, padding=p, stride=s),
+                              x, 9, cuda)
+    torch.testing.assert_close(yc, yr, **TOL[dtype])
+    assert torch.equal(gc, gr)
+
+
+def test_unfold_noncontiguous(cuda, ew_ok):
+    x = rand((2, 3, 6, 7), 13, torch.float32)
+    (yc, gc), (yr, gr) = both(lambda t: F.unfold(t, (2, 3), padding=1), x, 13, cuda,
+                              noncontig=True)
+    assert torch.equal(yc, yr)
+    torch.testing.assert_close(gc, gr, **TOL[torch.float32])
