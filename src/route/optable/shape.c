@@ -326,6 +326,12 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     const size_t es = tfl_dtype_size(s->dtype);
     if (s->plane0 < 0 || s->batch0 < 0)
         return TFL_ERR_UNSUPPORTED;
+    /* accessor launches: the planes / batches reached must exist in both */
+    if (kind == SK_REFL3 || kind >= SK_REPL1) {
+        if (s->plane0 + gy > s->x_size[1] || s->batch0 + gz > s->x_size[0] ||
+            s->x_size[0] != s->y_size[0] || s->x_size[1] != s->y_size[1])
+            return TFL_ERR_UNSUPPORTED;
+    }
     if (!view_ok(s->x, s->x_size, s->x_stride, es, s->batch0 + gz, s->plane0 + gy) ||
         !view_ok(s->y, s->y_size, s->y_stride, es, s->batch0 + gz, s->plane0 + gy)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
