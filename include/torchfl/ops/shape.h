@@ -1,7 +1,8 @@
 /*
  * torchfl/ops/shape.h - the "shape" op of the backend ABI: data movement
  * that rearranges a tensor's elements by index arithmetic alone:
- * reflect / replicate padding, im2col / col2im, and their gradients.
+ * reflect / replicate padding, im2col / col2im, and their gradients;
+ * tril / triu index lists.
  *
  * Part of the contract in torchfl/backend.h (included from there); a
  * backend that implements TFL_OP_SHAPE reads this struct.
@@ -34,7 +35,22 @@ typedef enum tfl_shape_kind {
      * that read each image element (im is overwritten, not accumulated).
      * dtype F32 or F64. */
     TFL_SHAPE_COL2IM = 4,
+    /* torch.tril_indices / triu_indices: out (I32 or I64) holds 2 x n
+     * (rows then columns), row-major order of the kept coordinates.
+     *   TRIL: row k (k = 0, 1, ...) is row `offset` + k and keeps columns
+     *     0 .. min(first_row + k, cols) - 1.
+     *   TRIU: the first `part` / cols rows keep all cols columns; after
+     *     them, row k of the rest keeps columns offset + k .. cols - 1
+     *     (first_row - k of them).
+     * Coordinates are emitted until n are written. */
+    TFL_SHAPE_TRIL_INDICES = 5,
+    TFL_SHAPE_TRIU_INDICES = 6,
 } tfl_shape_kind;
+
+typedef struct tfl_triangle_geom {
+    int64_t n, offset, first_row, cols, part;
+    void *out;
+} tfl_triangle_geom;
 
 typedef struct tfl_im2col_geom {
     int64_t channels, height, width;
@@ -57,6 +73,7 @@ typedef struct tfl_shape_op {
     void *x;                  /* unpadded tensor (forward: read) */
     void *y;                  /* padded tensor (forward: written) */
     tfl_im2col_geom im2col;   /* IM2COL, COL2IM */
+    tfl_triangle_geom tri;    /* TRIL_INDICES, TRIU_INDICES (dtype I32/I64) */
 } tfl_shape_op;
 
 #endif

@@ -39,6 +39,8 @@ int host_shape_supported(const tfl_shape_op *op)
         return op->dtype >= 0 && op->dtype < TFL_DT_COUNT;
     if (op->kind == TFL_SHAPE_COL2IM)
         return op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64;
+    if (op->kind == TFL_SHAPE_TRIL_INDICES || op->kind == TFL_SHAPE_TRIU_INDICES)
+        return op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64;
     if (op->kind != TFL_SHAPE_PAD_REFLECT && op->kind != TFL_SHAPE_PAD_REPLICATE)
         return 0;
     if (op->backward && op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F64)
@@ -168,10 +170,61 @@ static tfl_status host_im2col(const tfl_shape_op *op)
     return TFL_OK;
 }
 
+static tfl_status host_triangle(const tfl_shape_op *op)
+{
+    const tfl_triangle_geom *g = &op->tri;
+    if (g->n < 0 || g->cols <= 0 || g->part < 0 || g->first_row < 0 || g->offset < 0) {
+        tfl_error("tril/triu_indices: bad geometry");
+        return TFL_ERR_INVALID;
+    }
+    const int wide = op->dtype == TFL_DT_I64;
+    int64_t i = 0, row = 0;
+    /* emits (r, c) at i; stops at n */
+#define TRI_PUT(r, c)                                                   \
+    do {                                                                \
+        if (wide) {                                                     \
+            ((int64_t *)g->out)[i] = (r);                               \
+            ((int64_t *)g->out)[i + g->n] = (c);                        \
+        } else {                                                        \
+            ((int32_t *)g->out)[i] = (int32_t)(r);                      \
+            ((int32_t *)g->out)[i + g->n] = (int32_t)(c);               \
+        }                                                               \
+        i++;                                                            \
+    } while (0)
+    if (op->kind == TFL_SHAPE_TRIL_INDICES) {
+        for (int64_t k = 0; i < g->n; k++) {
+            int64_t len = g->first_row + k < g->cols ? g->first_row + k : g->cols;
+            if (len <= 0)
+                break; /* cannot make progress: n larger than the geometry */
+            for (int64_t c = 0; c < len && i < g->n; c++)
+                TRI_PUT(g->offset + k, c);
+        }
+    } else {
+        for (; i < g->part && i < g->n; row++)
+            for (int64_t c = 0; c < g->cols && i < g->part && i < g->n; c++)
+                TRI_PUT(row, c);
+        for (int64_t k = 0; i < g->n; k++, row++) {
+            if (g->first_row - k <= 0)
+                break;
+            for (int64_t c = g->offset + k; c < g->cols && i < g->n; c++)
+                TRI_PUT(row, c);
+        }
+    }
+#undef TRI_PUT
+    if (i != g->n) {
+        tfl_error("tril/triu_indices: %lld coordinates for %lld slots", (long long)i,
+                  (long long)g->n);
+        return TFL_ERR_INVALID;
+    }
+    return TFL_OK;
+}
+
 tfl_status host_shape(const tfl_shape_op *op)
 {
     if (!host_shape_supported(op))
         return TFL_ERR_UNSUPPORTED;
+    if (op->kind == TFL_SHAPE_TRIL_INDICES || op->kind == TFL_SHAPE_TRIU_INDICES)
+        return host_triangle(op);
     if (op->kind == TFL_SHAPE_IM2COL || op->kind == TFL_SHAPE_COL2IM)
         return host_im2col(op);
     const int64_t D = op->y_size[2], H = op->y_size[3], W = op->y_size[4];

@@ -35,7 +35,7 @@
 #include "route/optable.h"
 
 enum { SK_REFL1 = 1, SK_REFL2, SK_REFL3, SK_REPL1, SK_REPL2, SK_REPL3, SK_IM2COL, SK_COL2IM,
-       SK_COL2IM_BATCHED };
+       SK_COL2IM_BATCHED, SK_TRIL, SK_TRIU };
 
 /* cookie = kind | backward << 8 | dtype << 16 */
 #define SK_COOKIE(k, bwd, dt) ((void *)(uintptr_t)((k) | ((bwd) << 8) | ((uintptr_t)(dt) << 16)))
@@ -74,6 +74,18 @@ static int match(const char *m, void **cookie)
     };
     if (strncmp(m, "_ZN2at6native", 13))
         return 0;
+    if (!strncmp(m + 13, "19tril_indices_kernelI", 22) ||
+        !strncmp(m + 13, "19triu_indices_kernelI", 22)) {
+        const char *p = m + 35;
+        const int kind = m[18] == 'l' ? SK_TRIL : SK_TRIU; /* "19tri[lu]" */
+        if (!strcmp(p, "iEEvPT_lllll"))
+            *cookie = SK_COOKIE(kind, 0, TFL_DT_I32);
+        else if (!strcmp(p, "lEEvPT_lllll"))
+            *cookie = SK_COOKIE(kind, 0, TFL_DT_I64);
+        else
+            return 0;
+        return 1;
+    }
     if (!strncmp(m + 13, "13im2col_kernelI", 16)) {
         int dt = parse_dtype(m + 29);
         if (dt < 0)
@@ -124,6 +136,10 @@ static const char *op_name(void *cookie)
 {
     const uintptr_t c = (uintptr_t)cookie;
     const int kind = (int)(c & 0xff), bwd = (int)((c >> 8) & 0xff);
+    if (kind == SK_TRIL)
+        return "tril_indices";
+    if (kind == SK_TRIU)
+        return "triu_indices";
     if (kind == SK_IM2COL)
         return "im2col";
     if (kind >= SK_COL2IM)
@@ -240,10 +256,42 @@ static tfl_status run_im2col(const tfl_kcall *c, int kind, tfl_dtype dt, char *e
     return st;
 }
 
+/* tril_indices_kernel<T>(T *out, long row_offset, long m_first_row, long
+ * col, long trapezoid_size, long tril_size) and triu_indices_kernel<T>(T
+ * *out, long col_offset, long m_first_row, long col, long rectangle_size,
+ * long triu_size) (TensorFactories.cu; 48 bytes). */
+static tfl_status run_triangle(const tfl_kcall *c, int kind, tfl_dtype dt, char *err,
+                               size_t errlen)
+{
+    tfl_op op = { .kind = TFL_OP_SHAPE, .name = kind == SK_TRIL ? "tril_indices" : "triu_indices" };
+    tfl_shape_op *s = &op.u.shape;
+    s->kind = kind == SK_TRIL ? TFL_SHAPE_TRIL_INDICES : TFL_SHAPE_TRIU_INDICES;
+    s->dtype = dt;
+    tfl_triangle_geom *g = &s->tri;
+    g->out = TFL_KARG(c, void *, 0);
+    g->offset = TFL_KARG(c, int64_t, 1);
+    g->first_row = TFL_KARG(c, int64_t, 2);
+    g->cols = TFL_KARG(c, int64_t, 3);
+    g->part = TFL_KARG(c, int64_t, 4);
+    g->n = TFL_KARG(c, int64_t, 5);
+    if (g->n < 0 || g->n > INT64_MAX / 32 || g->cols <= 0 || g->offset < 0 || g->part < 0)
+        return TFL_ERR_UNSUPPORTED;
+    if (!tfl_kdev_ok(g->out, (size_t)(2 * g->n) * tfl_dtype_size(dt))) {
+        snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
+        return TFL_ERR_DEVICE;
+    }
+    tfl_status st = tfl_route_op(&op, c->stream);
+    if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "%s failed (%d)", op.name, (int)st);
+    return st;
+}
+
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
     const uintptr_t ck = (uintptr_t)cookie;
     int kind = (int)(ck & 0xff);
+    if (kind == SK_TRIL || kind == SK_TRIU)
+        return run_triangle(c, kind, (tfl_dtype)(ck >> 16), err, errlen);
     if (kind >= SK_IM2COL)
         return run_im2col(c, kind, (tfl_dtype)(ck >> 16), err, errlen);
     const int bwd = (int)((ck >> 8) & 0xff);

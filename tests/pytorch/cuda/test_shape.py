@@ -131,3 +131,15 @@ def test_unfold_noncontiguous(cuda, ew_ok):
                               noncontig=True)
     assert torch.equal(yc, yr)
     torch.testing.assert_close(gc, gr, **TOL[torch.float32])
+
+
+@pytest.mark.parametrize("fn", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("row,col,offset", [
+    (4, 4, 0), (3, 5, 1), (5, 3, -1), (6, 4, 2), (4, 6, -3), (1, 1, 0), (7, 2, 5),
+    (2, 7, -5), (5, 5, 10), (5, 5, -10), (0, 3, 0), (40, 33, -4)])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
+def test_triangle_indices(cuda, fn, row, col, offset, dtype):
+    f = getattr(torch, fn)
+    got = f(row, col, offset, device=cuda, dtype=dtype).cpu()
+    want = f(row, col, offset, dtype=dtype)
+    assert got.dtype == want.dtype and torch.equal(got, want)
