@@ -6,7 +6,8 @@
  * coordinate.  Also: a (batch, plane) sub-range leaves other planes alone,
  * strided (transposed) operands, and a pad as large as the input refused.
  * im2col against its definition; col2im as its adjoint (<col2im c, x> ==
- * <c, im2col x>, in double).
+ * <c, im2col x>, in double).  tril/triu index lists against a brute-force
+ * walk over the matrix.
  */
 #include <math.h>
 #include <stdio.h>
@@ -161,6 +162,44 @@ static void test_im2col(int C_, int Hh, int Ww, int kh, int kw, int ph, int pw, 
     }
 }
 
+/* tril/triu index lists against a brute-force walk over the matrix */
+static void test_triangle(int upper, int64_t R, int64_t Cc, int64_t o)
+{
+    int64_t want[2][256], n = 0;
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t c = 0; c < Cc; c++)
+            if (upper ? c - r >= o : c - r <= o) {
+                want[0][n] = r;
+                want[1][n] = c;
+                n++;
+            }
+    if (n == 0 || n > 256)
+        return;
+    int64_t out[512];
+    tfl_shape_op op = { .kind = upper ? TFL_SHAPE_TRIU_INDICES : TFL_SHAPE_TRIL_INDICES,
+                        .dtype = TFL_DT_I64 };
+    tfl_triangle_geom *g = &op.tri;
+    g->n = n;
+    g->cols = Cc;
+    g->out = out;
+    if (!upper) {
+        g->offset = o < 0 ? -o : 0;                          /* first kept row */
+        g->first_row = o > 0 ? (Cc < 1 + o ? Cc : 1 + o) : 1; /* its length */
+    } else {
+        g->offset = o > 0 ? o : 0;                       /* first column of the trapezoid */
+        const int64_t full = o < 0 ? (-o < R ? -o : R) : 0; /* rows kept whole */
+        g->part = full * Cc;
+        g->first_row = Cc - g->offset;
+    }
+    CHECK(host_shape(&op) == TFL_OK, "triangle %d %lld %lld %lld failed", upper, (long long)R,
+          (long long)Cc, (long long)o);
+    for (int64_t i = 0; i < n; i++)
+        CHECK(out[i] == want[0][i] && out[n + i] == want[1][i],
+              "tri%c(%lld,%lld,%lld)[%lld] = (%lld,%lld), want (%lld,%lld)", upper ? 'u' : 'l',
+              (long long)R, (long long)Cc, (long long)o, (long long)i, (long long)out[i],
+              (long long)out[n + i], (long long)want[0][i], (long long)want[1][i]);
+}
+
 static void test_refused(void)
 {
     float x[4] = {1, 2, 3, 4}, y[16];
@@ -189,6 +228,13 @@ int main(void)
     test_im2col(2, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1);
     test_im2col(1, 7, 8, 2, 3, 0, 2, 2, 3, 2, 1);
     test_im2col(3, 4, 4, 1, 1, 0, 0, 1, 1, 1, 1);
+    for (int up = 0; up < 2; up++) {
+        test_triangle(up, 4, 4, 0);
+        test_triangle(up, 3, 5, 1);
+        test_triangle(up, 5, 3, -1);
+        test_triangle(up, 6, 4, 2);
+        test_triangle(up, 4, 6, -3);
+    }
     test_refused();
     printf("test_ops_shape: %d checks, %d failures\n", checks, failures);
     return failures != 0;
