@@ -122,6 +122,7 @@ typedef enum tfl_op_kind {
     TFL_OP_RNN = 19,         /* RNN / LSTM / GRU fwd and bwd (ops/rnn.h)   */
     TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
     TFL_OP_DISTANCE = 22,    /* cdist / pdist and their backward (ops/distance.h) */
+    TFL_OP_SHAPE = 21,       /* reflect/replicate pad (ops/shape.h)        */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -202,6 +203,7 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/misc.h"
 #include "torchfl/ops/rnn.h"
 #include "torchfl/ops/distance.h"
+#include "torchfl/ops/shape.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -228,6 +230,7 @@ typedef struct tfl_op {
         tfl_misc_op misc;
         tfl_distance_op distance;
         tfl_rnn_op rnn;
+        tfl_shape_op shape;
     } u;
 } tfl_op;
 

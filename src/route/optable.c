@@ -25,6 +25,7 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_spatial,
     &tfl_kfamily_misc,
     &tfl_kfamily_distance,
+    &tfl_kfamily_shape,
 };
 
 const tfl_kfamily *tfl_optable_lookup(const char *mangled, void **cookie)

@@ -133,6 +133,8 @@ static int host_op_supported(const tfl_op *op)
         return host_spatial_supported(&op->u.spatial);
     case TFL_OP_MISC:
         return host_misc_supported(&op->u.misc);
+    case TFL_OP_SHAPE:
+        return host_shape_supported(&op->u.shape);
     case TFL_OP_RNN:
         return host_rnn_supported(&op->u.rnn);
     default:
@@ -184,6 +186,8 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_spatial(&op->u.spatial);
     case TFL_OP_MISC:
         return host_misc(&op->u.misc);
+    case TFL_OP_SHAPE:
+        return host_shape(&op->u.shape);
     case TFL_OP_RNN:
         return host_rnn(&op->u.rnn);
     default:

@@ -58,6 +58,10 @@ tfl_status host_conv(const tfl_conv_op *op);
 /* Small steps of other ops: unique over bool (TFL_OP_MISC, ops_misc.c). */
 int host_misc_supported(const tfl_misc_op *op);
 tfl_status host_misc(const tfl_misc_op *op);
+
+/* Reflect / replicate padding and its gradient (TFL_OP_SHAPE, ops_shape.c). */
+int host_shape_supported(const tfl_shape_op *op);
+tfl_status host_shape(const tfl_shape_op *op);
 /* Recurrent networks (TFL_OP_RNN): RNN / LSTM / GRU over OpenBLAS (ops_rnn.c). */
 int host_rnn_supported(const tfl_rnn_op *op);
 tfl_status host_rnn(const tfl_rnn_op *op);
