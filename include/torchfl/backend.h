@@ -121,8 +121,8 @@ typedef enum tfl_op_kind {
     TFL_OP_BUCKET = 18,      /* searchsorted, histogram (ops/bucket.h)     */
     TFL_OP_RNN = 19,         /* RNN / LSTM / GRU fwd and bwd (ops/rnn.h)   */
     TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
-    TFL_OP_DISTANCE = 22,    /* cdist / pdist and their backward (ops/distance.h) */
     TFL_OP_SHAPE = 21,       /* reflect/replicate pad (ops/shape.h)        */
+    TFL_OP_DISTANCE = 22,    /* cdist / pdist and their backward (ops/distance.h) */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
