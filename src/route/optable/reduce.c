@@ -208,10 +208,10 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
                                   * { acc_t correction; bool take_sqrt; } */
         if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc))
             return -1;
-        if (*a != 'i' || ki->acc != TFL_DT_F32)
+        if (*a != 'i' || (ki->acc != TFL_DT_F32 && ki->acc != TFL_DT_F64))
             return -1;
         ki->ops_param_dt = ki->acc;
-        ops_size = 8;
+        ops_size = 2 * tfl_dtype_size(ki->acc);   /* correction, then the bool, padded */
         break;
     default:
         return -1;
@@ -225,8 +225,8 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
         arg_align = 8; arg_size = 16; break;
     case TFL_RED_AMINMAX:
         arg_align = asz; arg_size = 2 * asz; break;
-    case TFL_RED_VAR:            /* WelfordData<float, int>: mean, m2, n, nf */
-        arg_align = 4; arg_size = 16; break;
+    case TFL_RED_VAR:            /* WelfordData<acc, int>: mean, m2, n, nf */
+        arg_align = asz; arg_size = 4 * asz; break;
     default:
         arg_align = asz; arg_size = asz; break;
     }
@@ -360,18 +360,25 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     switch (ki->kind) {
     case TFL_RED_MEAN:
         r->scale = ki->ops_param_dt == TFL_DT_F32 ? (double)RD(float, b, 0)
+                 : ki->ops_param_dt == TFL_DT_F64 ? RD(double, b, 0)
                  : ki->ops_param_dt == TFL_DT_I64 ? (double)RD(int64_t, b, 0) : 0;
-        if (ki->ops_param_dt != TFL_DT_F32 && ki->ops_param_dt != TFL_DT_I64)
+        if (ki->ops_param_dt != TFL_DT_F32 && ki->ops_param_dt != TFL_DT_F64 &&
+            ki->ops_param_dt != TFL_DT_I64)
             return TFL_ERR_UNSUPPORTED;
         break;
-    case TFL_RED_NORM:
-        if (ki->acc != TFL_DT_F32)
+    case TFL_RED_NORM:           /* NormOps { acc_t norm_; } */
+        if (ki->acc != TFL_DT_F32 && ki->acc != TFL_DT_F64)
             return TFL_ERR_UNSUPPORTED;
-        r->p = RD(float, b, 0);
+        r->p = ki->acc == TFL_DT_F64 ? RD(double, b, 0) : RD(float, b, 0);
         break;
-    case TFL_RED_VAR:
-        r->correction = RD(float, b, 0);
-        r->take_sqrt = b[4] != 0;
+    case TFL_RED_VAR:            /* WelfordOps { acc_t correction; bool take_sqrt; } */
+        if (ki->acc == TFL_DT_F64) {
+            r->correction = RD(double, b, 0);
+            r->take_sqrt = b[8] != 0;
+        } else {
+            r->correction = RD(float, b, 0);
+            r->take_sqrt = b[4] != 0;
+        }
         break;
     default:
         break;

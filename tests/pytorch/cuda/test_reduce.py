@@ -241,3 +241,27 @@ def test_bool_sum_and_int32_sum(cuda):
     for f in (lambda t: t.sum(), lambda t: t.sum(1)):
         assert torch.equal(f(x.to(cuda)).cpu(), f(x))
         assert torch.equal(f(b.to(cuda)).cpu(), f(b))
+
+
+# float64: MeanOps / NormOps / WelfordOps carry double parameters (factor,
+# p, correction) and a wider accumulator layout than float32.
+F64_OPS = {
+    "mean_all": lambda t: t.mean(),
+    "mean_last": lambda t: t.mean(-1),
+    "mean_first": lambda t: t.mean(0),
+    "norm2": lambda t: t.norm(dim=-1),
+    "norm3": lambda t: torch.linalg.vector_norm(t, 3, dim=0),
+    "std": lambda t: t.std(-1),
+    "var_pop": lambda t: t.var(0, correction=0),
+    "std_mean": lambda t: torch.std_mean(t, -1)[0],
+}
+
+
+@pytest.mark.parametrize("op", sorted(F64_OPS))
+@pytest.mark.parametrize("shape", ["mat", "cube", "big", "tall"])
+def test_float64(cuda, op, shape):
+    x = make(SHAPES[shape], torch.float64, seed=3)
+    want = F64_OPS[op](x)
+    got = F64_OPS[op](x.to(cuda)).cpu()
+    assert got.dtype == torch.float64
+    torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
