@@ -6,7 +6,7 @@ call on cpu from the same inputs: output and the gradients of q, k, v
 
 The forward alone launches only the attention kernel; the backward and
 the masks also launch elementwise (copy, fill, mul, where) and reduce
-(sum) kernels, so those tests skip until those families are present.
+(sum) kernels, which the needs_families fixture checks first.
 """
 import pytest
 import torch
@@ -31,14 +31,9 @@ def make(shape, seed):
 @pytest.fixture(scope="module")
 def needs_families(cuda):
     """Autograd and masks launch elementwise and reduce kernels."""
-    try:
-        x = torch.ones(4, device=cuda).mul(2)
-        ok = x.sum().item() == 8.0 and torch.equal(torch.where(x > 1, x, 0.0).cpu(),
-                                                   torch.full((4,), 2.0))
-    except RuntimeError:
-        ok = False
-    if not ok:
-        pytest.skip("needs the elementwise and reduce families (fill/mul/where/sum kernels)")
+    x = torch.ones(4, device=cuda).mul(2)
+    assert x.sum().item() == 8.0
+    assert torch.equal(torch.where(x > 1, x, 0.0).cpu(), torch.full((4,), 2.0))
 
 
 def sdpa_both(cuda, tensors, grad_of=(), out_grad_seed=None, **kw):
