@@ -30,17 +30,6 @@ static int cb_is_conv_kind(int k)
            k == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR;
 }
 
-static int cb_dtype(cudnnDataType_t t, tfl_dtype *out)
-{
-    switch (t) {
-    case CUDNN_DATA_FLOAT: *out = TFL_DT_F32; return 1;
-    case CUDNN_DATA_HALF: *out = TFL_DT_F16; return 1;
-    case CUDNN_DATA_BFLOAT16: *out = TFL_DT_BF16; return 1;
-    case CUDNN_DATA_DOUBLE: *out = TFL_DT_F64; return 1;
-    default: return 0;
-    }
-}
-
 /* What a runnable graph computes: one convolution, and for the forward
  * one optionally followed by PyTorch's fused epilogue chain (pointwise
  * ADD of a z tensor shaped like the output, ADD of a [1, K, 1...] bias,
@@ -168,7 +157,7 @@ static cudnnStatus_t cb_graph_check(const cb_graph *g)
     for (int i = 0; i < 5; i++) {
         if (!ts[i])
             continue;
-        if (!cb_dtype(ts[i]->dtype, &dt) || (i > 0 && dt != dt0))
+        if (!tfl_cudnn_dtype(ts[i]->dtype, &dt) || (i > 0 && dt != dt0))
             return tfl_cudnn_fail(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
                                   "torchfl's convolution needs x, w and y all float, half, bfloat16 or double "
                                   "(got cuDNN data types %d/%d/%d)", (int)ts[0]->dtype,
@@ -584,7 +573,7 @@ static void cb_plan_build(cb_plan *p)
     default: c->mode = TFL_CONV_FWD; break;
     }
     c->spatial = (int)op->conv.nsp;
-    cb_dtype(op->t[CB_T_X].dtype, &c->dtype);
+    tfl_cudnn_dtype(op->t[CB_T_X].dtype, &c->dtype);
     /* fp32 accumulation for fp32/fp16/bf16 data, as cuDNN's FLOAT compute */
     c->compute = c->dtype == TFL_DT_F64 ? TFL_COMPUTE_64F : TFL_COMPUTE_32F;
     c->cross_correlation = op->conv.mode == CUDNN_CROSS_CORRELATION;

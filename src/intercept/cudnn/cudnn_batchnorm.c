@@ -111,12 +111,7 @@ cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t desc, int
  * tensors are float, as PyTorch passes them). */
 static int data_type(const struct tensor_desc *d, tfl_dtype *dt)
 {
-    switch (d->dtype) {
-    case CUDNN_DATA_FLOAT:    *dt = TFL_DT_F32; return 1;
-    case CUDNN_DATA_HALF:     *dt = TFL_DT_F16; return 1;
-    case CUDNN_DATA_BFLOAT16: *dt = TFL_DT_BF16; return 1;
-    default:                  return 0;
-    }
+    return d->dtype != CUDNN_DATA_DOUBLE && tfl_cudnn_dtype(d->dtype, dt);
 }
 
 /* x as [n][c][l]: the dimensions after the channel must collapse into one

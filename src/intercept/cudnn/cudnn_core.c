@@ -222,3 +222,14 @@ cudnnStatus_t tfl_cudnn_desc_free(void *desc)
     free(d);
     return CUDNN_STATUS_SUCCESS;
 }
+
+int tfl_cudnn_dtype(cudnnDataType_t t, tfl_dtype *out)
+{
+    switch (t) {
+    case CUDNN_DATA_FLOAT: *out = TFL_DT_F32; return 1;
+    case CUDNN_DATA_HALF: *out = TFL_DT_F16; return 1;
+    case CUDNN_DATA_BFLOAT16: *out = TFL_DT_BF16; return 1;
+    case CUDNN_DATA_DOUBLE: *out = TFL_DT_F64; return 1;
+    default: return 0;
+    }
+}

@@ -8,6 +8,8 @@
 #include <cudnn.h>
 #include <uthash.h>
 
+#include "torchfl/backend.h"
+
 struct cudnn_handle {
     struct cudnn_handle *self;   /* key of the live-handle set */
     UT_hash_handle hh;
@@ -16,6 +18,10 @@ struct cudnn_handle {
 
 /* Nonzero for a handle cudnnCreate gave out and cudnnDestroy did not take. */
 int tfl_cudnn_handle_ok(cudnnHandle_t h);
+
+/* The floating cuDNN data types as torchfl's (float, half, bfloat16,
+ * double); 0 for any other type. */
+int tfl_cudnn_dtype(cudnnDataType_t t, tfl_dtype *out);
 
 /* Legacy descriptors are structs whose first member points at the
  * struct itself while it lives (a cheap check against stale or foreign

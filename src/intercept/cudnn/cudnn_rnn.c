@@ -259,6 +259,12 @@ cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t
     return CUDNN_STATUS_SUCCESS;
 }
 
+static const struct rnn_desc *rnn_ok(cudnnRNNDescriptor_t desc)
+{
+    const struct rnn_desc *d = (const struct rnn_desc *)desc;
+    return d && d->self == d && d->set ? d : NULL;
+}
+
 cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cell,
                                        cudnnRNNBiasMode_t *bias, cudnnDirectionMode_t *dir,
                                        cudnnRNNInputMode_t *input_mode, cudnnDataType_t *dtype,
@@ -266,8 +272,8 @@ cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t
                                        int32_t *input_size, int32_t *hidden, int32_t *proj, int32_t *layers,
                                        cudnnDropoutDescriptor_t *dropout, uint32_t *aux)
 {
-    const struct rnn_desc *d = (const struct rnn_desc *)desc;
-    if (!d || d->self != d || !d->set)
+    const struct rnn_desc *d = rnn_ok(desc);
+    if (!d)
         return CUDNN_STATUS_BAD_PARAM;
     if (algo) *algo = d->algo;
     if (cell) *cell = d->cell;
@@ -288,16 +294,9 @@ cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t desc, cudnnRNNAlgo_t
 
 cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t desc, int mini_batch)
 {
-    const struct rnn_desc *d = (const struct rnn_desc *)desc;
-    if (!tfl_cudnn_handle_ok(handle) || !d || d->self != d || !d->set || mini_batch <= 0)
+    if (!tfl_cudnn_handle_ok(handle) || !rnn_ok(desc) || mini_batch <= 0)
         return CUDNN_STATUS_BAD_PARAM;
     return CUDNN_STATUS_SUCCESS;
-}
-
-static const struct rnn_desc *rnn_ok(cudnnRNNDescriptor_t desc)
-{
-    const struct rnn_desc *d = (const struct rnn_desc *)desc;
-    return d && d->self == d && d->set ? d : NULL;
 }
 
 static tfl_rnn_cell cell_of(const struct rnn_desc *d)
@@ -315,20 +314,19 @@ static int dirs_of(const struct rnn_desc *d)
     return d->dir == CUDNN_BIDIRECTIONAL ? 2 : 1;
 }
 
+/* The descriptor's element type (set accepts only the four floating
+ * types, so the lookup cannot fail on a set descriptor). */
+static tfl_dtype tfl_type(const struct rnn_desc *d)
+{
+    tfl_dtype t = TFL_DT_BF16;
+    tfl_cudnn_dtype(d->dtype, &t);
+    return t;
+}
+
 /* Bytes of one data / weight element (the math is float regardless). */
 static size_t esz(const struct rnn_desc *d)
 {
-    return d->dtype == CUDNN_DATA_DOUBLE ? 8 : d->dtype == CUDNN_DATA_FLOAT ? 4 : 2;
-}
-
-static tfl_dtype tfl_type(const struct rnn_desc *d)
-{
-    switch (d->dtype) {
-    case CUDNN_DATA_DOUBLE: return TFL_DT_F64;
-    case CUDNN_DATA_FLOAT:  return TFL_DT_F32;
-    case CUDNN_DATA_HALF:   return TFL_DT_F16;
-    default:                return TFL_DT_BF16;
-    }
+    return tfl_dtype_size(tfl_type(d));
 }
 
 static size_t weight_bytes(const struct rnn_desc *d)
