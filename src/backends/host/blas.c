@@ -48,12 +48,6 @@ int host_blas_supported(const tfl_blas_op *op)
            fits(op->nrhs);
 }
 
-static enum CBLAS_TRANSPOSE tr(int t)
-{
-    /* OpenBLAS's real routines treat ConjTrans as Trans */
-    return t == 0 ? CblasNoTrans : t == 1 ? CblasTrans : CblasConjTrans;
-}
-
 /* Zero n elements of a strided vector (positive or negative inc). */
 static void zero_vec(void *v, int64_t n, int64_t inc, size_t es)
 {
@@ -98,10 +92,10 @@ static tfl_status blas_complex(const tfl_blas_op *op)
         if (beta_zero)
             zero_vec(op->y, op->trans ? n : m, incy, es);
         if (z)
-            cblas_zgemv(CblasColMajor, tr(op->trans), m, n, op->alpha, op->a, (int)op->lda,
+            cblas_zgemv(CblasColMajor, hg_cblas_trans(op->trans), m, n, op->alpha, op->a, (int)op->lda,
                         op->x, incx, op->beta, op->y, incy);
         else
-            cblas_cgemv(CblasColMajor, tr(op->trans), m, n, op->alpha, op->a, (int)op->lda,
+            cblas_cgemv(CblasColMajor, hg_cblas_trans(op->trans), m, n, op->alpha, op->a, (int)op->lda,
                         op->x, incx, op->beta, op->y, incy);
         return TFL_OK;
     }
@@ -121,12 +115,12 @@ static tfl_status blas_complex(const tfl_blas_op *op)
             return TFL_OK;
         if (z)
             cblas_ztrsm(CblasColMajor, op->side ? CblasRight : CblasLeft,
-                        op->uplo ? CblasUpper : CblasLower, tr(op->trans),
+                        op->uplo ? CblasUpper : CblasLower, hg_cblas_trans(op->trans),
                         op->diag ? CblasUnit : CblasNonUnit, m, n, op->alpha, op->a,
                         (int)op->lda, op->b, (int)op->ldb);
         else
             cblas_ctrsm(CblasColMajor, op->side ? CblasRight : CblasLeft,
-                        op->uplo ? CblasUpper : CblasLower, tr(op->trans),
+                        op->uplo ? CblasUpper : CblasLower, hg_cblas_trans(op->trans),
                         op->diag ? CblasUnit : CblasNonUnit, m, n, op->alpha, op->a,
                         (int)op->lda, op->b, (int)op->ldb);
         return TFL_OK;
@@ -166,10 +160,10 @@ tfl_status host_blas(const tfl_blas_op *op)
         if (beta == 0.0)
             zero_vec(op->y, leny, incy, es);
         if (dbl)
-            cblas_dgemv(CblasColMajor, tr(op->trans), m, n, alpha, op->a, (int)op->lda,
+            cblas_dgemv(CblasColMajor, hg_cblas_trans(op->trans), m, n, alpha, op->a, (int)op->lda,
                         op->x, incx, beta, op->y, incy);
         else
-            cblas_sgemv(CblasColMajor, tr(op->trans), m, n, (float)alpha, op->a,
+            cblas_sgemv(CblasColMajor, hg_cblas_trans(op->trans), m, n, (float)alpha, op->a,
                         (int)op->lda, op->x, incx, (float)beta, op->y, incy);
         return TFL_OK;
     }
@@ -233,12 +227,12 @@ tfl_status host_blas(const tfl_blas_op *op)
             return TFL_OK;
         if (dbl)
             cblas_dtrsm(CblasColMajor, op->side ? CblasRight : CblasLeft,
-                        op->uplo ? CblasUpper : CblasLower, tr(op->trans),
+                        op->uplo ? CblasUpper : CblasLower, hg_cblas_trans(op->trans),
                         op->diag ? CblasUnit : CblasNonUnit, m, n, alpha, op->a,
                         (int)op->lda, op->b, (int)op->ldb);
         else
             cblas_strsm(CblasColMajor, op->side ? CblasRight : CblasLeft,
-                        op->uplo ? CblasUpper : CblasLower, tr(op->trans),
+                        op->uplo ? CblasUpper : CblasLower, hg_cblas_trans(op->trans),
                         op->diag ? CblasUnit : CblasNonUnit, m, n, (float)alpha, op->a,
                         (int)op->lda, op->b, (int)op->ldb);
         return TFL_OK;
@@ -253,11 +247,11 @@ tfl_status host_blas(const tfl_blas_op *op)
             }
         if (dbl)
             cblas_dsyrk(CblasColMajor, op->uplo ? CblasUpper : CblasLower,
-                        tr(op->trans), n, k, alpha, op->a, (int)op->lda, beta,
+                        hg_cblas_trans(op->trans), n, k, alpha, op->a, (int)op->lda, beta,
                         op->c, (int)op->ldc);
         else
             cblas_ssyrk(CblasColMajor, op->uplo ? CblasUpper : CblasLower,
-                        tr(op->trans), n, k, (float)alpha, op->a, (int)op->lda,
+                        hg_cblas_trans(op->trans), n, k, (float)alpha, op->a, (int)op->lda,
                         (float)beta, op->c, (int)op->ldc);
         return TFL_OK;
     case TFL_BLAS_GETRF: case TFL_BLAS_GETRS: case TFL_BLAS_GEQRF: case TFL_BLAS_GELS:

@@ -183,11 +183,6 @@ int host_gemm_supported(const tfl_gemm_op *op)
 
 /* ------------------------------------------------------------ helpers */
 
-static enum CBLAS_TRANSPOSE cblas_trans(int t)
-{
-    return t == 0 ? CblasNoTrans : t == 1 ? CblasTrans : CblasConjTrans;
-}
-
 /* D = C column by column before a gemm that accumulates into D. */
 static void copy_c_to_d(const tfl_gemm_op *op, const void *c, void *d, size_t es)
 {
@@ -310,11 +305,11 @@ static tfl_status gemm_complex(const tfl_gemm_op *op, const void *a,
     if (!beta_zero)
         copy_c_to_d(op, c, d, es);
     if (dbl)
-        cblas_zgemm(CblasColMajor, cblas_trans(op->trans_a), cblas_trans(op->trans_b),
+        cblas_zgemm(CblasColMajor, hg_cblas_trans(op->trans_a), hg_cblas_trans(op->trans_b),
                     (int)op->m, (int)op->n, (int)op->k, op->alpha, a, (int)op->lda,
                     b, (int)op->ldb, op->beta, d, (int)op->ldd);
     else
-        cblas_cgemm(CblasColMajor, cblas_trans(op->trans_a), cblas_trans(op->trans_b),
+        cblas_cgemm(CblasColMajor, hg_cblas_trans(op->trans_a), hg_cblas_trans(op->trans_b),
                     (int)op->m, (int)op->n, (int)op->k, op->alpha, a, (int)op->lda,
                     b, (int)op->ldb, op->beta, d, (int)op->ldd);
     return TFL_OK;

@@ -12,7 +12,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "torchfl/backend.h"
+
+/* A tfl_gemm_op / tfl_blas_op transpose (0 N, 1 T, 2 C) as CBLAS's
+ * (OpenBLAS's real routines treat ConjTrans as Trans). */
+static inline enum CBLAS_TRANSPOSE hg_cblas_trans(int t)
+{
+    return t == 0 ? CblasNoTrans : t == 1 ? CblasTrans : CblasConjTrans;
+}
 
 /* ------------------------------------------------------------ elements */
 

@@ -44,18 +44,13 @@ typedef struct gjob {
     int64_t lda, ldb, ldd;
 } gjob;
 
-static CBLAS_TRANSPOSE tr(int t)
-{
-    return t == 2 ? CblasConjTrans : t ? CblasTrans : CblasNoTrans;
-}
-
 static void run(const gjob *g, int64_t m, int64_t n, const void *a, const void *b, void *d)
 {
     if (g->dbl)
-        cblas_dgemm(CblasColMajor, tr(g->ta), tr(g->tb), (int)m, (int)n, (int)g->k,
+        cblas_dgemm(CblasColMajor, hg_cblas_trans(g->ta), hg_cblas_trans(g->tb), (int)m, (int)n, (int)g->k,
                     g->alpha, a, (int)g->lda, b, (int)g->ldb, g->beta, d, (int)g->ldd);
     else
-        cblas_sgemm(CblasColMajor, tr(g->ta), tr(g->tb), (int)m, (int)n, (int)g->k,
+        cblas_sgemm(CblasColMajor, hg_cblas_trans(g->ta), hg_cblas_trans(g->tb), (int)m, (int)n, (int)g->k,
                     (float)g->alpha, a, (int)g->lda, b, (int)g->ldb, (float)g->beta,
                     d, (int)g->ldd);
 }
