@@ -23,8 +23,7 @@
 
 /* fmaf is what the GPU computes, but without the FMA instruction in the
  * baseline x86-64 target every fmaf is a libm call and no loop here
- * vectorises: the chunk loops get an x86-64-v3 clone (host_simd.h). */
-#define TFL_FMA_CLONES TFL_CLONES
+ * vectorises: the chunk loops get an x86-64-v3 clone (TFL_CLONES). */
 
 int host_foreach_supported(const tfl_foreach_op *op)
 {
@@ -111,7 +110,7 @@ static inline float scalar_of(const tfl_foreach_op *op, int t)
 
 /* The kinds below take L[k]: list k's float elements of the chunk that
  * starts at element `start` of tensor t. */
-TFL_FMA_CLONES static void run_chunk(const tfl_foreach_op *op, float *const *L, int t,
+TFL_CLONES static void run_chunk(const tfl_foreach_op *op, float *const *L, int t,
                                      int64_t start, int64_t n)
 {
     float *restrict out = L[op->out_list];
@@ -222,7 +221,7 @@ TFL_FMA_CLONES static void run_chunk(const tfl_foreach_op *op, float *const *L, 
 /* One chunk of PyTorch's FusedAdamMathFunctor.  The 2.11 kernel (read from
  * its SASS) rounds the double hyper-parameters to float and computes in
  * float, powf for the bias corrections included. */
-TFL_FMA_CLONES static void adam_chunk(const tfl_foreach_op *op, float *const *L, int t, int64_t n)
+TFL_CLONES static void adam_chunk(const tfl_foreach_op *op, float *const *L, int t, int64_t n)
 {
     const tfl_foreach_tensor *T = &op->tensors[t];
     float *p = L[0], *g = L[1], *m = L[2], *v = L[3];
@@ -269,7 +268,7 @@ TFL_FMA_CLONES static void adam_chunk(const tfl_foreach_op *op, float *const *L,
  * its SASS) rounds the double hyper-parameters to float and works in
  * float with fused multiply-adds: g = g / scale; maximize: g = -g;
  * g = fma(p, wd, g); p = fma(g, -lr, p). */
-TFL_FMA_CLONES static void sgd_chunk(const tfl_foreach_op *op, float *const *L, int64_t n)
+TFL_CLONES static void sgd_chunk(const tfl_foreach_op *op, float *const *L, int64_t n)
 {
     float *p = L[0], *g = L[1];
     float *buf = op->depth > 2 ? L[2] : NULL;

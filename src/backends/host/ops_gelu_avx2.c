@@ -14,11 +14,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "backends/host/vmath_avx2.h"
 
-#define AVX2 TFL_AVX2
-#define exp8 tfl_exp8
-
 /* erfc(x) for the Numerical Recipes fit (fractional error < 1.2e-7). */
-static inline AVX2 __m256 erfc8(__m256 x)
+static inline TFL_AVX2 __m256 erfc8(__m256 x)
 {
     __m256 sign = _mm256_set1_ps(-0.0f);
     __m256 z = _mm256_andnot_ps(sign, x);
@@ -34,12 +31,12 @@ static inline AVX2 __m256 erfc8(__m256 x)
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
-    __m256 ans = _mm256_mul_ps(t, exp8(_mm256_fnmadd_ps(z, z, p)));
+    __m256 ans = _mm256_mul_ps(t, tfl_exp8(_mm256_fnmadd_ps(z, z, p)));
     __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
     return _mm256_blendv_ps(ans, _mm256_sub_ps(_mm256_set1_ps(2.0f), ans), neg);
 }
 
-AVX2 void host_gelu_f32_avx2(int64_t n, float *o, const float *a)
+TFL_AVX2 void host_gelu_f32_avx2(int64_t n, float *o, const float *a)
 {
     const __m256 half = _mm256_set1_ps(0.5f), ms = _mm256_set1_ps(-0.70710678118654752f);
     for (int64_t i = 0; i < n; i += 8) {
@@ -53,7 +50,7 @@ AVX2 void host_gelu_f32_avx2(int64_t n, float *o, const float *a)
     }
 }
 
-AVX2 void host_gelu_backward_f32_avx2(int64_t n, float *o, const float *g, const float *xs)
+TFL_AVX2 void host_gelu_backward_f32_avx2(int64_t n, float *o, const float *g, const float *xs)
 {
     const __m256 half = _mm256_set1_ps(0.5f), ms = _mm256_set1_ps(-0.70710678118654752f);
     const __m256 mhalf = _mm256_set1_ps(-0.5f), inv = _mm256_set1_ps(0.39894228040143268f);
@@ -61,7 +58,7 @@ AVX2 void host_gelu_backward_f32_avx2(int64_t n, float *o, const float *g, const
         __m256 x = i + 8 <= n ? _mm256_loadu_ps(xs + i) : tfl_load_part8(xs + i, n - i, 0.0f);
         __m256 gr = i + 8 <= n ? _mm256_loadu_ps(g + i) : tfl_load_part8(g + i, n - i, 0.0f);
         __m256 cdf = _mm256_mul_ps(half, erfc8(_mm256_mul_ps(x, ms)));
-        __m256 pdf = _mm256_mul_ps(exp8(_mm256_mul_ps(_mm256_mul_ps(mhalf, x), x)), inv);
+        __m256 pdf = _mm256_mul_ps(tfl_exp8(_mm256_mul_ps(_mm256_mul_ps(mhalf, x), x)), inv);
         __m256 y = _mm256_mul_ps(gr, _mm256_fmadd_ps(x, pdf, cdf));
         if (i + 8 <= n)
             _mm256_storeu_ps(o + i, y);

@@ -16,6 +16,7 @@
 
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_gelu_f32.h"
+#include "backends/host/vmath.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -49,23 +50,9 @@ static inline float erfc_f(float x)
     return x >= 0 ? ans : 2.0f - ans;
 }
 
-/* 1 when the CPU has AVX2+FMA, 0 when not, -1 before the first call; a
- * race on first use only repeats the same answer. */
-static int have_avx2 = -1;
-
-static int use_avx2(void)
-{
-    int h = __atomic_load_n(&have_avx2, __ATOMIC_RELAXED);
-    if (h < 0) {
-        h = host_gelu_have_avx2();
-        __atomic_store_n(&have_avx2, h, __ATOMIC_RELAXED);
-    }
-    return h;
-}
-
 void host_gelu_f32(int64_t n, float *restrict o, const float *restrict a)
 {
-    if (use_avx2()) {
+    if (host_vmath_avx2()) {
         host_gelu_f32_avx2(n, o, a);
         return;
     }
@@ -78,7 +65,7 @@ void host_gelu_f32(int64_t n, float *restrict o, const float *restrict a)
 void host_gelu_backward_f32(int64_t n, float *restrict o, const float *restrict g,
                             const float *restrict xs)
 {
-    if (use_avx2()) {
+    if (host_vmath_avx2()) {
         host_gelu_backward_f32_avx2(n, o, g, xs);
         return;
     }
