@@ -162,3 +162,33 @@ void host_parallel(int parts, void (*fn)(void *ctx, int part), void *ctx)
     pthread_mutex_unlock(&lock);
     pthread_mutex_unlock(&busy);
 }
+
+typedef struct range_job {
+    void (*fn)(void *, int64_t, int64_t);
+    void *ctx;
+    int64_t total, chunk;
+} range_job;
+
+static void range_part(void *ctx, int part)
+{
+    const range_job *r = ctx;
+    int64_t lo = part * r->chunk;
+    int64_t hi = lo + r->chunk < r->total ? lo + r->chunk : r->total;
+    if (lo < hi)
+        r->fn(r->ctx, lo, hi);
+}
+
+void host_parallel_for(int64_t total, int64_t align, int64_t work_per_item,
+                       void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
+{
+    if (total <= 0)
+        return;
+    if (align < 1)
+        align = 1;
+    int threads = total * work_per_item >= HOST_PAR_MIN_WORK ? host_par_threads() : 1;
+    int64_t blocks = (total + align - 1) / align;
+    int64_t parts = threads < blocks ? threads : blocks;
+    range_job r = { .fn = fn, .ctx = ctx, .total = total };
+    r.chunk = ((blocks + parts - 1) / parts) * align;
+    host_parallel((int)((total + r.chunk - 1) / r.chunk), range_part, &r);
+}

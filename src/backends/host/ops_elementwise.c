@@ -880,8 +880,6 @@ static void ew_part(void *ctx, int part)
     }
 }
 
-/* Below this many elements a split costs more than it saves. */
-#define EW_PAR_MIN (1 << 15)
 
 tfl_status host_elementwise(const tfl_elementwise_op *op)
 {
@@ -957,7 +955,7 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
             }
         return TFL_OK;
     }
-    int threads = total >= EW_PAR_MIN ? host_par_threads() : 1;
+    int threads = total >= HOST_PAR_MIN_WORK ? host_par_threads() : 1;
     if (threads > 1 && (rows == 1 || it.ndim == 2)) {
         ew_par w = { .op = op, .domain_int = domain_int, .fast = fast, .nops = it.nops,
                      .by_rows = rows > 1, .row_len = it.shape[0],

@@ -173,40 +173,24 @@ enum { S_X, S_DY, S_Y, S_G, S_B };
 typedef struct norm_par {
     const tfl_norm_op *op;
     const float *g, *b;
-    int64_t per_part, total;
     _Atomic int status;
 } norm_par;
 
-static void part_range(const norm_par *w, int part, int64_t *lo, int64_t *hi)
+/* Runs fn over [0, total) on the pool (host_parallel_for) and returns
+ * the first failure a part recorded. */
+static tfl_status run_parts(norm_par *w, int64_t total, int64_t align, int64_t work_per_item,
+                            void (*fn)(void *, int64_t, int64_t))
 {
-    *lo = (int64_t)part * w->per_part;
-    *hi = *lo + w->per_part < w->total ? *lo + w->per_part : w->total;
-}
-
-/* Parts for n units of work of row_len elements each: one per thread when
- * the op is big enough to gain from the pool, else one. */
-static int norm_parts(int64_t n, int64_t row_len)
-{
-    int t = n * row_len >= (1 << 15) ? host_par_threads() : 1;
-    return (int)(n < t ? (n > 0 ? n : 1) : t);
-}
-
-static tfl_status run_parts(norm_par *w, int64_t total, int parts, void (*fn)(void *, int))
-{
-    w->total = total;
-    w->per_part = (total + parts - 1) / parts;
     atomic_init(&w->status, TFL_OK);
-    host_parallel(parts, fn, w);
+    host_parallel_for(total, align, work_per_item, fn, w);
     return (tfl_status)atomic_load(&w->status);
 }
 
-TFL_CLONES static void fwd_rows(void *ctx, int part)
+TFL_CLONES static void fwd_rows(void *ctx, int64_t lo, int64_t hi)
 {
     norm_par *w = ctx;
     const tfl_norm_op *op = w->op;
     const int64_t N = op->cols;
-    int64_t lo, hi;
-    part_range(w, part, &lo, &hi);
     for (int64_t i = lo; i < hi; i++) {
         const float *xr = row_in(op, op->x, i, S_X);
         if (!xr) {
@@ -241,19 +225,17 @@ static tfl_status fwd(const tfl_norm_op *op)
                    .b = op->rms ? NULL : vec_in(op, op->beta, S_B) };
     if ((op->gamma && !w.g) || (!op->rms && op->beta && !w.b))
         return TFL_ERR_NOMEM;
-    return run_parts(&w, op->rows, norm_parts(op->rows, op->cols), fwd_rows);
+    return run_parts(&w, op->rows, 1, op->cols, fwd_rows);
 }
 
 /* dx = rstd/N * (N*g*dy - xhat * sum(g*dy*xhat) - sum(g*dy)), xhat =
  * (x - mean) * rstd; RMS drops the last sum (no mean to differentiate). */
-TFL_CLONES static void bwd_input_rows(void *ctx, int part)
+TFL_CLONES static void bwd_input_rows(void *ctx, int64_t lo, int64_t hi)
 {
     norm_par *w = ctx;
     const tfl_norm_op *op = w->op;
     const int64_t N = op->cols;
     const float *g = w->g;
-    int64_t lo, hi;
-    part_range(w, part, &lo, &hi);
     for (int64_t i = lo; i < hi; i++) {
         const float *xr = row_in(op, op->x, i, S_X), *dyr = row_in(op, op->dy, i, S_DY);
         float *dxr = row_out(op, op->dx, i, S_Y);
@@ -287,7 +269,7 @@ static tfl_status bwd_input(const tfl_norm_op *op)
     norm_par w = { .op = op, .g = vec_in(op, op->gamma, S_G) };
     if (op->gamma && !w.g)
         return TFL_ERR_NOMEM;
-    return run_parts(&w, op->rows, norm_parts(op->rows, op->cols), bwd_input_rows);
+    return run_parts(&w, op->rows, 1, op->cols, bwd_input_rows);
 }
 
 /* The weight gradient's partial sums for columns [lo, hi): each row adds
@@ -297,7 +279,7 @@ typedef struct params_par {
     double *ag, *ab;
 } params_par;
 
-TFL_CLONES static void bwd_params_cols(void *ctx, int part)
+TFL_CLONES static void bwd_params_cols(void *ctx, int64_t lo, int64_t hi)
 {
     params_par *pw = ctx;
     norm_par *w = &pw->base;
@@ -305,8 +287,6 @@ TFL_CLONES static void bwd_params_cols(void *ctx, int part)
     const int64_t M = op->rows, N = op->cols;
     const int64_t parts = op->tile_parts, tr = op->tile_rows, tiles = op->tile_count;
     const int64_t rows_per_part = tr / parts;
-    int64_t lo, hi;
-    part_range(w, part, &lo, &hi);
     for (int64_t m = 0; m < M; m++) {
         int64_t p = ((m / tr) % tiles) * parts + (m % tr) / rows_per_part;
         const float *xr = row_in(op, op->x, m, S_X), *dyr = row_in(op, op->dy, m, S_DY);
@@ -340,9 +320,8 @@ static tfl_status bwd_params(const tfl_norm_op *op)
     if (!acc)
         return TFL_ERR_NOMEM;
     params_par w = { .base = { .op = op }, .ag = acc, .ab = db ? acc + nparts * N : NULL };
-    /* column blocks of at least 16 (two AVX2 vectors of doubles) */
-    int cparts = norm_parts(N / 16 > 0 ? N / 16 : 1, M * 16);
-    tfl_status st = run_parts(&w.base, N, cparts, bwd_params_cols);
+    /* column blocks of 16 (whole cache lines of the float rows) */
+    tfl_status st = run_parts(&w.base, N, 16, M, bwd_params_cols);
     if (st != TFL_OK) {
         free(acc);
         return st;

@@ -246,18 +246,13 @@ static void one_output(const tfl_reduce_op *op, const char *in, char *out, char 
  * case: every row adds into the block's own accumulators. */
 typedef struct cols_par {
     const tfl_reduce_op *op;
-    int64_t per_part;
     _Atomic int status;
 } cols_par;
 
-static void sum_cols_part(void *ctx, int part)
+static void sum_cols_part(void *ctx, int64_t lo, int64_t hi)
 {
     cols_par *w = ctx;
     const tfl_reduce_op *op = w->op;
-    int64_t n0 = op->out_sizes[0], lo = part * w->per_part;
-    int64_t hi = lo + w->per_part < n0 ? lo + w->per_part : n0;
-    if (lo >= hi)
-        return;
     double *acc = calloc((size_t)(hi - lo), sizeof(double));
     if (!acc) {
         atomic_store(&w->status, TFL_ERR_NOMEM);
@@ -285,14 +280,10 @@ static void sum_cols_part(void *ctx, int part)
 
 static int sum_cols_par(const tfl_reduce_op *op)
 {
-    int64_t n0 = op->out_sizes[0];
-    int parts = host_par_threads();
     cols_par w = { .op = op };
-    /* blocks of whole 64-byte lines so parts do not share a cache line */
-    w.per_part = ((n0 + parts - 1) / parts + 15) / 16 * 16;
-    parts = (int)((n0 + w.per_part - 1) / w.per_part);
     atomic_init(&w.status, TFL_OK);
-    host_parallel(parts, sum_cols_part, &w);
+    /* blocks of whole 64-byte lines so parts do not share a cache line */
+    host_parallel_for(op->out_sizes[0], 16, op->num_inputs, sum_cols_part, &w);
     /* out of memory: the serial walk below reports it the same way */
     return atomic_load(&w.status) == TFL_OK;
 }
@@ -308,7 +299,7 @@ static int sum_rows_f32(const tfl_reduce_op *op)
         op->red_stride_in[0] == 4 || op->out_sizes[0] < 2)
         return 0;
     int64_t n0 = op->out_sizes[0];
-    if (op->out_ndim == 1 && n0 >= 32 && n0 * op->num_inputs >= (1 << 15) &&
+    if (op->out_ndim == 1 && n0 >= 32 && n0 * op->num_inputs >= HOST_PAR_MIN_WORK &&
         host_par_threads() > 1)
         return sum_cols_par(op);
     double *acc = malloc(sizeof(double) * (size_t)n0);

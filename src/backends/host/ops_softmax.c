@@ -108,20 +108,12 @@ int host_softmax_supported(const tfl_softmax_op *op)
     return 1;
 }
 
-typedef struct rows_par {
-    const tfl_softmax_op *op;
-    int64_t per_part;
-} rows_par;
-
-/* Contiguous float32 rows [part * per_part, ...) of the last-dim case. */
-static void rows_f32(void *ctx, int part)
+/* Contiguous float32 rows [lo, hi) of the last-dim case. */
+static void rows_f32(void *ctx, int64_t lo, int64_t hi)
 {
-    const rows_par *w = ctx;
-    const tfl_softmax_op *op = w->op;
+    const tfl_softmax_op *op = ctx;
     const float *x = op->in, *g = op->grad;
     float *y = op->out;
-    int64_t lo = part * w->per_part;
-    int64_t hi = lo + w->per_part < op->outer ? lo + w->per_part : op->outer;
     for (int64_t o = lo; o < hi; o++) {
         size_t off = (size_t)(o * op->outer_stride);
         if (op->backward)
@@ -141,11 +133,7 @@ tfl_status host_softmax(const tfl_softmax_op *op)
         return TFL_ERR_INVALID;
     if (op->inner == 1 && op->in_dtype == TFL_DT_F32 && op->out_dtype == TFL_DT_F32) {
         /* rows are independent: share them out when there is enough work */
-        int parts = op->outer * op->dim >= (1 << 15) ? host_par_threads() : 1;
-        if (parts > op->outer)
-            parts = (int)op->outer;
-        rows_par w = { .op = op, .per_part = (op->outer + parts - 1) / parts };
-        host_parallel(parts, rows_f32, &w);
+        host_parallel_for(op->outer, 1, op->dim, rows_f32, (void *)op);
         return TFL_OK;
     }
     double *m = malloc(sizeof(double) * 2 * (size_t)op->inner);

@@ -538,7 +538,7 @@ tfl_status host_spatial(const tfl_spatial_op *op)
     w.by_image = op->c > 1 && op->in_stride[1] == 1 && op->out_stride[1] == 1;
     const int64_t units = w.by_image ? op->n : planes;
     int64_t work = planes * (op->in_h * op->in_w + op->out_h * op->out_w);
-    int parts = work >= (1 << 15) ? host_par_threads() * 2 : 1;
+    int parts = work >= HOST_PAR_MIN_WORK ? host_par_threads() * 2 : 1;
     if (parts > units) parts = (int)units;
     w.per_part = (units + parts - 1) / parts;
     host_parallel(parts, sp_part, &w);

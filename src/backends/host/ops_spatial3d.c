@@ -393,7 +393,7 @@ tfl_status hsp_3d(const tfl_spatial_op *op)
     p3_work w = { .op = op, .vols = vols };
     atomic_init(&w.status, TFL_OK);
     int64_t work = vols * (op->in_d * op->in_h * op->in_w + op->out_d * op->out_h * op->out_w);
-    int parts = work >= (1 << 15) ? host_par_threads() * 2 : 1;
+    int parts = work >= HOST_PAR_MIN_WORK ? host_par_threads() * 2 : 1;
     if (parts > vols)
         parts = (int)vols;
     w.per_part = (vols + parts - 1) / parts;

@@ -144,7 +144,7 @@ tfl_status hsp_bicubic(const tfl_spatial_op *op)
     }
     bc_work w = { .op = op, .planes = planes };
     int64_t work = planes * op->out_h * op->out_w * 16;
-    int parts = work >= (1 << 15) ? host_par_threads() * 2 : 1;
+    int parts = work >= HOST_PAR_MIN_WORK ? host_par_threads() * 2 : 1;
     if (parts > planes)
         parts = (int)planes;
     w.per_part = (planes + parts - 1) / parts;
