@@ -74,6 +74,7 @@ int cmd_detect(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_wheel(int argc, char **argv);
 
 /* Human-readable bytes, "15.6 GiB". */
 void cli_bytes(uint64_t n, char *buf, size_t len);

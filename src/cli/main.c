@@ -5,6 +5,7 @@
  *   torchfl run [...] -- CMD      run CMD with libtorchfl.so preloaded
  *   torchfl config                the configuration in effect
  *   torchfl stats FILE            op-statistics report
+ *   torchfl wheel [...]           check the op table against a PyTorch wheel
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,8 @@ static void usage(FILE *f)
         "                                  run CMD on torchfl (LD_PRELOAD)\n"
         "  config                          print the configuration in effect\n"
         "  stats FILE                      op-statistics report (TORCHFL_STATS)\n"
+        "  wheel [--python PY | --torch-lib DIR] [--list] [--unclaimed]\n"
+        "                                  check the op table against a PyTorch wheel\n"
         "\n"
         "options:\n"
         "  -h, --help                      this help\n"
@@ -49,7 +52,7 @@ int main(int argc, char **argv)
     }
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         { "detect", cmd_detect }, { "run", cmd_run },
-        { "config", cmd_config }, { "stats", cmd_stats },
+        { "config", cmd_config }, { "stats", cmd_stats }, { "wheel", cmd_wheel },
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0)

@@ -9,6 +9,7 @@
 #include "route/rt_internal.h"
 #include "route/config.h"
 #include "route/plugin.h"
+#include "route/torch_release.h"
 #include "common/log.h"
 #include "mem/mem.h"
 #include "backends/host/hostexec.h"
@@ -68,6 +69,7 @@ static void do_init(void)
     atomic_store_explicit(&initialised, 1, memory_order_release);
     /* not tfl_rt_device_count(): it would re-enter this pthread_once */
     tfl_info("backend %s ready (config %s)", b->name, cfg->source);
+    tfl_torch_check_loaded();
 }
 
 tfl_status tfl_rt_init(void)

@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* cudaError_t values used here (numbering is CUDA's, shared with the
@@ -88,6 +89,42 @@ static tfl_status status_of(int cuda_err)
 
 static pthread_mutex_t route_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Why the recognised kernel must not be decoded (malloc'd line), or NULL
+ * when its recorded parameter table is the layout the family reads.  A
+ * PyTorch release that changes a kernel's signature lands here instead of
+ * having its launches decoded as garbage. */
+static char *layout_refusal(tfl_kernel *k, const tfl_kfamily *f, void *cookie,
+                            const char *name)
+{
+    tfl_klayout want;
+    want.n = 0;
+    char why[320] = "", e[256] = "";
+    if (!f->layout || !f->layout(cookie, &want) || want.n < 0) {
+        snprintf(why, sizeof why, "the %s decoder states no parameter layout for it", f->name);
+    } else {
+        const tfl_config *cfg = tfl_config_get();
+        unsigned arch = (unsigned)(cfg->cc_major * 10 + cfg->cc_minor);
+        uint32_t sizes[TFL_KLAYOUT_MAX], offs[TFL_KLAYOUT_MAX];
+        struct hx_module *hx = tfl_rt_module_hx(tfl_rt_kernel_module(k));
+        int n = hx ? hx_kernel_abi(hx, name, arch, sizes, offs, TFL_KLAYOUT_MAX, e, sizeof e)
+                   : -1;
+        if (n < 0)
+            snprintf(why, sizeof why, "its parameter table cannot be read (%s)",
+                     e[0] ? e : "no image");
+        else if (n > TFL_KLAYOUT_MAX)
+            snprintf(why, sizeof why, "it has %d parameters, the decoder reads %d", n, want.n);
+        else if (tfl_klayout_equal(&want, n, sizes, offs, e, sizeof e))
+            return NULL;
+        else
+            snprintf(why, sizeof why, "its parameters differ from the layout the %s decoder "
+                     "was validated for: %s", f->name, e);
+    }
+    char *line = malloc(strlen(why) + 64);
+    if (line)
+        sprintf(line, "recognised by the op table but not decoded: %s", why);
+    return line;
+}
+
 /* Find (once per kernel) which family runs it and its statistics slots. */
 static tfl_kernel_route *route_of(tfl_kernel *k)
 {
@@ -99,6 +136,10 @@ static tfl_kernel_route *route_of(tfl_kernel *k)
     if (!atomic_load_explicit(&r->resolved, memory_order_relaxed)) {
         const char *name = tfl_rt_kernel_name(k);
         r->family = tfl_optable_lookup(name, &r->cookie);
+        if (r->family && (r->refused = layout_refusal(k, r->family, r->cookie, name))) {
+            tfl_warn("kernel %s: %s", name, r->refused);
+            r->family = NULL;
+        }
         if (r->family) {
             const char *op = r->family->op_name ? r->family->op_name(r->cookie) : name;
             r->slot_op = tfl_stats_slot(r->family->name, op ? op : name);
@@ -200,6 +241,8 @@ tfl_status tfl_rt_launch(tfl_kernel *k, const tfl_launch *l, int *cuda_err,
         return st;
     }
     if (!fallback_allowed(r, name, err, errlen)) {
+        if (r->refused)
+            snprintf(err, errlen, "kernel %s: %s", name, r->refused);
         ce = E_NOT_SUPPORTED;
         tfl_stats_add(r->slot_kernel, TFL_RAN_REFUSED, 0);
         goto out;
@@ -220,7 +263,10 @@ tfl_status tfl_rt_launch(tfl_kernel *k, const tfl_launch *l, int *cuda_err,
     p.arg_buffer_size = l->arg_buffer_size;
     uint64_t t0 = tfl_stats_now_ns();
     ce = hx_to_cuda(hx_launch(hx, name, &p, err, errlen));
-    if (ce && !strstr(err, name)) {
+    if (ce == E_NO_KERNEL_IMAGE && r->refused) {
+        snprintf(err, errlen, "kernel %s: %s (and it has no PTX to run instead)", name,
+                 r->refused);
+    } else if (ce && !strstr(err, name)) {
         /* make sure the one line names the kernel */
         char inner[512];
         snprintf(inner, sizeof inner, "%s", err);

@@ -117,6 +117,7 @@ int tfl_rt_module_valid(tfl_module *m)
 
 static void kernel_free(tfl_kernel *k)
 {
+    free(k->route.refused);
     free(k->name);
     free(k);
 }

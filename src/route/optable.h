@@ -46,6 +46,36 @@ static inline int tfl_kdev_ok(const void *p, size_t n)
     return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
 }
 
+/* The parameters a decoder reads, in ordinal order: each one's size and
+ * its byte offset in the parameter buffer (C ABI: aligned to the
+ * parameter's alignment).  Checked against the parameter table the
+ * kernel's own cubin records (.nv.info) - at test time for every kernel of
+ * every supported wheel, and at a kernel's first launch - so that a
+ * release that changes a kernel's signature fails a test, and a launch of
+ * an unvalidated signature is refused instead of decoded as garbage. */
+#define TFL_KLAYOUT_MAX 64
+typedef struct tfl_klayout {
+    int n;                       /* parameters; -1 after an overflow    */
+    uint32_t size[TFL_KLAYOUT_MAX];
+    uint32_t offset[TFL_KLAYOUT_MAX];
+} tfl_klayout;
+
+/* Append a parameter of this size and alignment. */
+void tfl_klayout_add(tfl_klayout *l, size_t size, size_t align);
+/* Append parameters from a signature: space-separated tokens
+ *   p pointer, l int64/uint64/size_t, d double, i int32/uint32, f float,
+ *   h 16-bit, b bool/char/1-byte enum,
+ *   aN PackedTensorAccessor64<T,N> (8 + 16N bytes, align 8),
+ *   AN PackedTensorAccessor32<T,N> (8 + 8N, align 8),
+ *   S:A a struct of S bytes aligned to A ("272:8"),
+ *   xK the previous token K more times ("p x3" = four pointers).
+ * Returns 0, or -1 on a malformed signature (a bug: the tests catch it). */
+int tfl_klayout_sig(tfl_klayout *l, const char *sig);
+/* Does the recorded table (n parameters) equal the layout?  1 yes; 0 no,
+ * with why[] describing the first difference. */
+int tfl_klayout_equal(const tfl_klayout *want, int n, const uint32_t *sizes,
+                      const uint32_t *offsets, char *why, size_t whylen);
+
 typedef struct tfl_kfamily {
     const char *name;            /* "elementwise", "reduce", ...        */
     /* 1 if this family runs kernels of this name.  *cookie may receive
@@ -57,6 +87,10 @@ typedef struct tfl_kfamily {
     tfl_status (*run)(const tfl_kcall *call, void *cookie, char *err, size_t errlen);
     /* Short op name for statistics ("add", "fill", "sum"...). */
     const char *(*op_name)(void *cookie);
+    /* The parameters run() reads for this kernel (cookie as match() set);
+     * 0 with l->n = 0 when unknown, which makes every launch of it a
+     * refusal: a decoder never reads an unvalidated signature. */
+    int (*layout)(void *cookie, tfl_klayout *l);
 } tfl_kfamily;
 
 /* The family that runs kernel `mangled`, or NULL; *cookie as match() set. */

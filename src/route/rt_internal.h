@@ -33,6 +33,10 @@ typedef struct tfl_kernel_route {
     struct tfl_stat_slot *slot_op;     /* "<family>/<op>"              */
     struct tfl_stat_slot *slot_kernel; /* "unmapped/<mangled name>"    */
     int warned;
+    char *refused;                     /* recognised, but its recorded
+                                          parameters differ from the
+                                          decoder's layout: why (one line);
+                                          family is then NULL          */
 } tfl_kernel_route;
 tfl_kernel_route *tfl_rt_kernel_route(struct tfl_kernel *k);
 

@@ -48,9 +48,11 @@ static uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v;
 static uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
 /* Walk the records of one .nv.info.<kernel>.  With all == NULL only
- * validates and returns 1 + the highest ordinal; otherwise fills all[] and
- * seen[] (top entries each) by ordinal.  -1 on malformed records. */
-static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
+ * validates and returns 1 + the highest ordinal; otherwise fills all[],
+ * offs[] and seen[] (top entries each) by ordinal.  -1 on malformed
+ * records. */
+static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint32_t *offs,
+                      uint8_t *seen)
 {
     int top = 0;
     long cbank_bytes = -1;
@@ -83,6 +85,7 @@ static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
                     sum += size;
                 seen[ord] = 1;
                 all[ord] = size;
+                offs[ord] = ld16(v + 6);
             }
             if (ord + 1 > top)
                 top = ord + 1;
@@ -98,68 +101,129 @@ static int parse_info(const uint8_t *b, size_t n, uint32_t *all, uint8_t *seen)
     return top;
 }
 
-int tfl_cubin_param_sizes(const void *elf_image, size_t size,
-                          const char *kernel, uint32_t *sizes, int max)
+/* The parameters of one .nv.info section's kernel into sizes/offsets
+ * (malloc'd, *n entries).  0 ok (n may be 0), -1 malformed or a gap. */
+static int section_params(const uint8_t *b, size_t len, int *n, uint32_t **sizes,
+                          uint32_t **offsets)
 {
-    if (!elf_image || !kernel || size < 64 || (max > 0 && !sizes))
+    *sizes = *offsets = NULL;
+    int top = parse_info(b, len, NULL, NULL, NULL);
+    *n = top;
+    if (top <= 0)
+        return top;
+    uint32_t *all = calloc((size_t)top, sizeof *all);
+    uint32_t *offs = calloc((size_t)top, sizeof *offs);
+    uint8_t *seen = calloc((size_t)top, 1);
+    int ok = all && offs && seen && parse_info(b, len, all, offs, seen) == top;
+    for (int i = 0; ok && i < top; i++)
+        ok = seen[i]; /* a gap: we cannot describe the signature */
+    free(seen);
+    if (!ok) {
+        free(all);
+        free(offs);
+        return -1;
+    }
+    *sizes = all;
+    *offsets = offs;
+    return 0;
+}
+
+/* Call fn for every .nv.info.<name> section of the cubin (want == NULL)
+ * or only the one for kernel `want`.  Returns the number of sections
+ * visited, -1 if the ELF is unreadable or a visited section is malformed,
+ * or fn's nonzero return value. */
+static int walk(const void *elf_image, size_t size, const char *want,
+                int (*fn)(void *ctx, const char *kernel, int n, const uint32_t *sizes,
+                          const uint32_t *offsets),
+                void *ctx)
+{
+    if (!elf_image || size < 64)
         return -1;
     pthread_once(&elf_once, elf_init);
     if (!elf_usable)
         return -1;
-
-    size_t klen = strlen(kernel);
-    char *want = malloc(klen + sizeof ".nv.info.");
     void *copy = malloc(size);
-    uint32_t *all = NULL;
-    uint8_t *seen = NULL;
-    Elf *elf = NULL;
-    int result = -1;
-    if (!want || !copy)
-        goto out;
-    memcpy(want, ".nv.info.", sizeof ".nv.info." - 1);
-    memcpy(want + sizeof ".nv.info." - 1, kernel, klen + 1);
+    if (!copy)
+        return -1;
     memcpy(copy, elf_image, size);
-
-    elf = elf_memory(copy, size);
-    if (!elf || elf_kind(elf) != ELF_K_ELF)
-        goto out;
+    int visited = 0;
+    Elf *elf = elf_memory(copy, size);
     size_t shstrndx;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+    if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        visited = -1;
         goto out;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
-         scn = elf_nextscn(elf, scn)) {
+    }
+    static const char pre[] = ".nv.info.";
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
             continue;
         const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-        if (!name || strcmp(name, want) != 0)
+        if (!name || strncmp(name, pre, sizeof pre - 1) != 0 || !name[sizeof pre - 1])
+            continue;
+        name += sizeof pre - 1;
+        if (want && strcmp(name, want) != 0)
             continue;
         Elf_Data *d = elf_getdata(scn, NULL);
-        if (!d || (!d->d_buf && d->d_size))
-            goto out;
-        int top = parse_info(d->d_buf, d->d_size, NULL, NULL);
-        if (top <= 0) {
-            result = top; /* no parameters (0) or malformed (-1) */
+        int n;
+        uint32_t *sz, *off;
+        if (!d || (!d->d_buf && d->d_size) ||
+            section_params(d->d_buf, d->d_size, &n, &sz, &off) < 0) {
+            visited = -1;
             goto out;
         }
-        all = calloc((size_t)top, sizeof *all);
-        seen = calloc((size_t)top, 1);
-        if (!all || !seen || parse_info(d->d_buf, d->d_size, all, seen) != top)
+        int r = fn(ctx, name, n, sz, off);
+        free(sz);
+        free(off);
+        if (r) {
+            visited = r;
             goto out;
-        for (int i = 0; i < top; i++)
-            if (!seen[i])
-                goto out; /* a gap: we cannot describe the signature */
-        for (int i = 0; i < top && i < max; i++)
-            sizes[i] = all[i];
-        result = top;
-        goto out;
+        }
+        visited++;
+        if (want)
+            break;
     }
 out:
     if (elf)
         elf_end(elf);
-    free(seen);
-    free(all);
     free(copy);
-    free(want);
-    return result;
+    return visited;
+}
+
+typedef struct one_kernel {
+    uint32_t *sizes;
+    int max, n;
+} one_kernel;
+
+static int take_one(void *ctx, const char *kernel, int n, const uint32_t *sizes,
+                    const uint32_t *offsets)
+{
+    (void)kernel;
+    (void)offsets;
+    one_kernel *o = ctx;
+    o->n = n;
+    for (int i = 0; i < n && i < o->max; i++)
+        o->sizes[i] = sizes[i];
+    return 0;
+}
+
+int tfl_cubin_param_sizes(const void *elf_image, size_t size,
+                          const char *kernel, uint32_t *sizes, int max)
+{
+    if (!kernel || (max > 0 && !sizes))
+        return -1;
+    one_kernel o = { sizes, max, -1 };
+    if (walk(elf_image, size, kernel, take_one, &o) != 1)
+        return -1;
+    return o.n;
+}
+
+int tfl_cubin_each_kernel(const void *elf_image, size_t size,
+                          int (*fn)(void *ctx, const char *kernel, int n,
+                                    const uint32_t *sizes, const uint32_t *offsets),
+                          void *ctx)
+{
+    if (!fn)
+        return -1;
+    return walk(elf_image, size, NULL, fn, ctx);
 }

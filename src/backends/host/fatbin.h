@@ -81,4 +81,13 @@ char *tfl_fatbin_pick_ptx(const void *image, size_t size, char *err,
 int tfl_cubin_param_sizes(const void *elf, size_t size, const char *kernel,
                           uint32_t *sizes, int max);
 
+/* Every .nv.info.<kernel> section of a cubin: fn(ctx, kernel, n, sizes,
+ * offsets) with the parameters by ordinal (n may be 0).  Returns the count
+ * of sections, -1 if the ELF or a section is malformed, or the first
+ * nonzero value fn returned (which stops the walk). */
+int tfl_cubin_each_kernel(const void *elf, size_t size,
+                          int (*fn)(void *ctx, const char *kernel, int n,
+                                    const uint32_t *sizes, const uint32_t *offsets),
+                          void *ctx);
+
 #endif

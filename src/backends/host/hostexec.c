@@ -147,12 +147,10 @@ static int looks_like_ptx(const char *s, size_t size)
     return 0;
 }
 
-enum { IMG_NONE, IMG_FATBIN, IMG_ELF, IMG_PTX };
-
 /* What an image is, reading no more than it holds: binary magics are only
  * read when the first byte can start one (a short PTX string may be 1
  * byte long). */
-static int image_kind(const void *image, size_t size)
+int hx_image_kind(const void *image, size_t size)
 {
     const uint8_t *p = image;
     if ((p[0] == 0xB1 || p[0] == 0x50 || p[0] == 0x7f) && (size == 0 || size >= 4)) {
@@ -168,7 +166,7 @@ static int image_kind(const void *image, size_t size)
 hx_module *hx_module_create(const void *image, size_t size)
 {
     if (!image) return NULL;
-    if (image_kind(image, size) == IMG_NONE) return NULL;
+    if (hx_image_kind(image, size) == IMG_NONE) return NULL;
     hx_module *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->image = image;
@@ -181,6 +179,7 @@ void hx_module_destroy(hx_module *m)
 {
     if (!m) return;
     hx_ptx_free(m);
+    hx_abi_free(m);
     free(m->text);
     pthread_mutex_destroy(&m->lock);
     free(m);
@@ -194,7 +193,7 @@ static hx_status module_load(hx_module *m, char *err, size_t errlen)
         if (err && errlen) snprintf(err, errlen, "%s", m->load_err);
         return m->load_status;
     }
-    int kind = image_kind(m->image, m->image_size);
+    int kind = hx_image_kind(m->image, m->image_size);
     hx_status st = HX_OK;
     char e[256] = "";
     if (kind == IMG_FATBIN) {

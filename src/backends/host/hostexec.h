@@ -66,6 +66,17 @@ typedef struct hx_kernel_info {
 hx_status hx_kernel_info_get(hx_module *m, const char *kernel,
                              hx_kernel_info *out, char *err, size_t errlen);
 
+/* The parameter table a device of compute capability `arch` (80 = 8.0)
+ * would use for a kernel: the image's cubin for that arch, else its newest
+ * cubin of the same major below it; an image without such a cubin gives
+ * the kernel's PTX signature.  Fills up to max sizes/offsets by ordinal
+ * and returns the parameter count (which may exceed max), or -1 with err
+ * when the image has no such kernel or cannot be read.  A cubin's table
+ * is read once, for all its kernels, and kept; SASS-only images (the
+ * PyTorch wheel) work, nothing is parsed as PTX for them. */
+int hx_kernel_abi(hx_module *m, const char *kernel, unsigned arch, uint32_t *sizes,
+                  uint32_t *offsets, int max, char *err, size_t errlen);
+
 /* Address and size of a module-scope .global/.const variable; its storage
  * is allocated (and initialised from the PTX) when the module loads and is
  * registered in the address map as TFL_MEM_MODULE_VAR. */

@@ -194,7 +194,16 @@ struct hx_module {
     hx_var **vars; int nvars, capvars;
     int ptx_version;
     void *fhash, *vhash; /* name -> index (uthash, ptx_parse.c)            */
+    void *abi;           /* kernel -> cubin parameter table (hx_abi.c)     */
+    int abi_state;       /* 0 not built, 1 built, -1 no cubin to read      */
 };
+
+/* ---- images (hostexec.c) */
+enum { IMG_NONE, IMG_FATBIN, IMG_ELF, IMG_PTX };
+int hx_image_kind(const void *image, size_t size);
+
+/* ---- parameter tables (hx_abi.c) */
+void hx_abi_free(hx_module *m);
 
 /* ---- parser (ptx_parse.c) */
 /* Index a module's PTX text: functions and module variables (storage

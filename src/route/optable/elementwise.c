@@ -22,6 +22,7 @@
  */
 #include "route/optable.h"
 #include "route/optable/pt_abi.h"
+#include "route/optable/kname.h"
 #include "route/optable/elementwise_table.h"
 #include "route/dispatch.h"
 #include "mem/mem.h"
@@ -30,31 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Remove every occurrence of pat from s (in place). */
-static void strip_all(char *s, const char *pat)
-{
-    size_t n = strlen(pat);
-    char *p;
-    while ((p = strstr(s, pat)) != NULL)
-        memmove(p, p + n, strlen(p + n) + 1);
-}
-
-/* Drop namespace qualifiers the decoder does not need, including nvcc's
- * per-file "_INTERNAL_<hash>_<file>_cu_<hash>::" namespaces. */
-static void simplify(char *s)
-{
-    strip_all(s, "at::native::");
-    strip_all(s, "(anonymous namespace)::");
-    strip_all(s, "torch::headeronly::detail::");
-    char *p;
-    while ((p = strstr(s, "_INTERNAL_")) != NULL) {
-        char *e = strstr(p, "::");
-        if (!e)
-            break;
-        memmove(p, e + 2, strlen(e + 2) + 1);
-    }
-}
 
 static int starts(const char *s, size_t len, const char *pre)
 {
@@ -83,50 +59,101 @@ static int cast_count(const char *s, size_t len, const char *with, const char *w
     return -1;
 }
 
-/* Build the plan for a kernel whose simplified demangled name is s. */
-static tfl_ew_plan *plan_of(const char *s)
+/* Template arguments not in `used` must be constants (int or bool): they
+ * choose how memory is accessed (vector width, the vec8 load path 2.15
+ * added), never what is computed - the functor and the parameter list,
+ * which the layout check validates, say that.  A type argument we do not
+ * know could change the meaning, so it is not claimed. */
+static int others_constant(const tfl_kname *k, const int *used, int nused)
 {
-    const char *a[8];
-    size_t al[8];
+    for (int i = 0; i < k->ntargs && i < TFL_KNAME_MAX; i++) {
+        int u = 0;
+        for (int j = 0; j < nused; j++)
+            u |= used[j] == i;
+        long long v;
+        if (!u && !tfl_kname_targ_int(k, i, &v))
+            return 0;
+    }
+    return k->ntargs <= TFL_KNAME_MAX;
+}
+
+/* The lambda of a legacy kernel: gpu_kernel_impl[_nocast]<F>(...)::{lambda(int)#1}. */
+static int legacy_functor(tfl_ew_plan *p, const char *l, size_t ll, const char **func,
+                          size_t *func_len)
+{
+    const char *tail = "::{lambda(int)#1}";
+    size_t tl = strlen(tail);
+    if (ll < tl || memcmp(l + ll - tl, tail, tl) != 0)
+        return 0;
+    const char *lt;
+    if (starts(l, ll, "gpu_kernel_impl_nocast<")) {
+        lt = l + strlen("gpu_kernel_impl_nocast");
+    } else if (starts(l, ll, "gpu_kernel_impl<")) {
+        lt = l + strlen("gpu_kernel_impl");
+        p->legacy_cast = 1;
+    } else {
+        return 0;
+    }
+    const char *e = tfl_pt_match_angle(lt);
+    if (!e)
+        return 0;
+    *func = lt + 1;
+    *func_len = (size_t)(e - *func);
+    while (*func_len && (*func)[*func_len - 1] == ' ') (*func_len)--;
+    return 1;
+}
+
+/* Build the plan for a kernel from its parsed name.  Each form is found
+ * by its base name; its template arguments by what they are. */
+static tfl_ew_plan *plan_of(const tfl_kname *k)
+{
     tfl_ew_plan p;
     memset(&p, 0, sizeof p);
     const char *func = NULL;
     size_t func_len = 0;
+    long long v;
 
-    if (strncmp(s, "void ", 5) == 0)
-        s += 5;
-    if (strncmp(s, "vectorized_elementwise_kernel<", 30) == 0) {
-        if (tfl_pt_template_args(s + 29, a, al, 8) != 3)
+    if (tfl_kname_is(k, "vectorized_elementwise_kernel")) {
+        /* <vec, F, std::array<char*, n> [, bool (2.15+)]> */
+        int arr = tfl_kname_find_targ(k, 1, "std::array<char*,");
+        int used[] = { 0, 1, arr };
+        if (arr != 2 || !tfl_kname_targ_int(k, 0, &v) || !others_constant(k, used, 3))
             return NULL;
         p.form = TFL_EWF_VECTORIZED;
-        p.vec = atoi(a[0]);
-        func = a[1]; func_len = al[1];
-        p.ntensors = array_count(a[2], al[2]);
-    } else if (strncmp(s, "unrolled_elementwise_kernel<", 28) == 0) {
-        if (tfl_pt_template_args(s + 27, a, al, 8) != 7)
+        p.vec = (int)v;
+        func = k->targ[1]; func_len = k->targ_len[1];
+        p.ntensors = array_count(k->targ[arr], k->targ_len[arr]);
+    } else if (tfl_kname_is(k, "unrolled_elementwise_kernel")) {
+        /* <F, array, elems, TrivialOffsetCalculator x2, loader, storer> */
+        int arr = tfl_kname_find_targ(k, 1, "std::array<char*,");
+        int ic = tfl_kname_find_targ(k, 1, "TrivialOffsetCalculator<");
+        int oc = ic < 0 ? -1 : tfl_kname_find_targ(k, ic + 1, "TrivialOffsetCalculator<");
+        int ld = tfl_kname_find_targ(k, 1, "memory::Load");
+        int st = tfl_kname_find_targ(k, 1, "memory::Store");
+        int used[] = { 0, arr, ic, oc, ld, st };
+        if (arr < 0 || oc < 0 || ld < 0 || st < 0 || !others_constant(k, used, 6))
             return NULL;
         p.form = TFL_EWF_UNROLLED;
-        func = a[0]; func_len = al[0];
-        p.ntensors = array_count(a[1], al[1]);
-        if (!starts(a[3], al[3], "TrivialOffsetCalculator<") ||
-            !starts(a[4], al[4], "TrivialOffsetCalculator<"))
-            return NULL;
-        p.load_cast = cast_count(a[5], al[5], "memory::LoadWithCast", "memory::LoadWithoutCast");
-        p.store_cast = cast_count(a[6], al[6], "memory::StoreWithCast", "memory::StoreWithoutCast");
+        func = k->targ[0]; func_len = k->targ_len[0];
+        p.ntensors = array_count(k->targ[arr], k->targ_len[arr]);
+        p.load_cast = cast_count(k->targ[ld], k->targ_len[ld], "memory::LoadWithCast",
+                                 "memory::LoadWithoutCast");
+        p.store_cast = cast_count(k->targ[st], k->targ_len[st], "memory::StoreWithCast",
+                                  "memory::StoreWithoutCast");
         if (p.load_cast < 0 || p.store_cast < 0 || p.store_cast == 1 || p.store_cast > 2)
             return NULL;
-    } else if (strncmp(s, "elementwise_kernel_with_index<", 30) == 0) {
+    } else if (tfl_kname_is(k, "elementwise_kernel_with_index")) {
         /* (index_t N, lambda(int64 i) -> scalar_t, scalar_t* out) */
-        if (tfl_pt_template_args(s + 29, a, al, 8) != 2)
+        if (k->ntargs != 2)
             return NULL;
         p.form = TFL_EWF_INDEX;
-        p.index_bytes = starts(a[0], al[0], "int") && al[0] == 3 ? 4
-                      : starts(a[0], al[0], "long") && al[0] == 4 ? 8 : 0;
+        p.index_bytes = tfl_kname_targ_is(k, 0, "int") ? 4
+                      : tfl_kname_targ_is(k, 0, "long") ? 8 : 0;
         char lb[1024];
-        if (!p.index_bytes || al[1] >= sizeof lb)
+        if (!p.index_bytes || k->targ_len[1] >= sizeof lb)
             return NULL;
-        memcpy(lb, a[1], al[1]);
-        lb[al[1]] = 0;
+        memcpy(lb, k->targ[1], k->targ_len[1]);
+        lb[k->targ_len[1]] = 0;
         if (!tfl_ew_parse_index_functor(lb, &p.fn))
             return NULL;
         p.ntensors = 1;
@@ -134,32 +161,19 @@ static tfl_ew_plan *plan_of(const char *s)
         if (out)
             *out = p;
         return out;
-    } else if (strncmp(s, "elementwise_kernel<128,", 23) == 0) {
-        if (tfl_pt_template_args(s + 18, a, al, 8) != 3)
+    } else if (tfl_kname_is(k, "elementwise_kernel") && tfl_kname_targ_is(k, 0, "128")) {
+        /* <nt = 128, vt, gpu_kernel_impl[_nocast]<F>(...)::{lambda(int)#1}> */
+        int lam = -1;
+        for (int i = 1; i < k->ntargs && i < TFL_KNAME_MAX && lam < 0; i++)
+            if (!tfl_kname_targ_int(k, i, &v))
+                lam = i;
+        int used[] = { 0, lam };
+        if (lam < 0 || !tfl_kname_targ_int(k, 1, &v) || !others_constant(k, used, 2))
             return NULL;
         p.form = TFL_EWF_LEGACY;
-        p.vec = atoi(a[1]);
-        const char *l = a[2];
-        size_t ll = al[2];
-        const char *tail = "::{lambda(int)#1}";
-        size_t tl = strlen(tail);
-        if (ll < tl || memcmp(l + ll - tl, tail, tl) != 0)
+        p.vec = (int)v;
+        if (!legacy_functor(&p, k->targ[lam], k->targ_len[lam], &func, &func_len))
             return NULL;
-        const char *lt;
-        if (starts(l, ll, "gpu_kernel_impl_nocast<")) {
-            lt = l + strlen("gpu_kernel_impl_nocast");
-        } else if (starts(l, ll, "gpu_kernel_impl<")) {
-            lt = l + strlen("gpu_kernel_impl");
-            p.legacy_cast = 1;
-        } else {
-            return NULL;
-        }
-        const char *e = tfl_pt_match_angle(lt);
-        if (!e)
-            return NULL;
-        func = lt + 1;
-        func_len = (size_t)(e - func);
-        while (func_len && func[func_len - 1] == ' ') func_len--;
     } else {
         return NULL;
     }
@@ -186,16 +200,13 @@ static tfl_ew_plan *plan_of(const char *s)
 
 tfl_ew_plan *tfl_ew_plan_for(const char *mangled)
 {
-    char *d = tfl_pt_demangle(mangled);
-    if (!d)
+    if (!mangled || !strstr(mangled, "elementwise_kernel"))
         return NULL;
-    if (!strstr(d, "elementwise_kernel")) {
-        free(d);
+    tfl_kname k;
+    if (tfl_kname_parse(mangled, &k) != 0)
         return NULL;
-    }
-    simplify(d);
-    tfl_ew_plan *p = plan_of(d);
-    free(d);
+    tfl_ew_plan *p = plan_of(&k);
+    tfl_kname_free(&k);
     return p;
 }
 
@@ -263,9 +274,22 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     return tfl_route_op(&op, call->stream);
 }
 
+static int layout(void *cookie, tfl_klayout *l)
+{
+    size_t off[8], size[8];
+    int n = tfl_ew_param_layout(cookie, off, size, 8);
+    for (int i = 0; i < n && i < 8; i++) {
+        l->size[i] = (uint32_t)size[i];
+        l->offset[i] = (uint32_t)off[i];
+    }
+    l->n = n <= 8 ? n : -1;
+    return 1;
+}
+
 const tfl_kfamily tfl_kfamily_elementwise = {
     .name = "elementwise",
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -1,0 +1,31 @@
+/*
+ * torch_release.h - which PyTorch is installed or loaded, and whether this
+ * torchfl was validated against it (scripts/torch-releases.txt, compiled
+ * in as TORCHFL_VALIDATED_TORCH).
+ */
+#ifndef TFL_TORCH_RELEASE_H
+#define TFL_TORCH_RELEASE_H
+
+#include <stddef.h>
+
+typedef struct tfl_torch_info {
+    char version[64];            /* "2.15.0+cu132" (torch.__version__)   */
+    char cuda[16];               /* "13.2" (torch.version.cuda), or ""    */
+    char libdir[1024];           /* .../site-packages/torch/lib           */
+} tfl_torch_info;
+
+/* The validated releases, newest first, space-separated ("2.15.0 ..."). */
+const char *tfl_torch_validated_list(void);
+/* Is this version (local suffix "+cu132" ignored) a validated release? */
+int tfl_torch_validated(const char *version);
+/* Read torch/version.py beside a torch/lib directory.  0 ok, -1 if it is
+ * not an installed torch package. */
+int tfl_torch_read(const char *libdir, tfl_torch_info *out);
+/* The torch whose libtorch_cuda.so this process has loaded.  0 ok, -1 if
+ * none is loaded. */
+int tfl_torch_loaded(tfl_torch_info *out);
+/* At first CUDA use: one warning line if the loaded torch is not a
+ * validated release (nothing when no torch is loaded). */
+void tfl_torch_check_loaded(void);
+
+#endif
