@@ -591,6 +591,16 @@ def generate(args):
             "(they cannot be stubbed safely) but no source mentions them:\n  "
             + "\n  ".join(absent))
 
+    # NVRTC: no refusals; the shim (src/intercept/nvrtc) forwards every
+    # name to the real library, at the libnvrtc.so.13 node (torch >= 2.15
+    # links NVRTC with versioned references).
+    nvrtc = read_list(os.path.join(symdir, "libnvrtc.so.13.txt"))
+    absent = [n for n in nvrtc if n not in idents]
+    if absent:
+        die("these NVRTC functions must be forwarded in src/intercept/nvrtc/ but no "
+            "source mentions them:\n  " + "\n  ".join(absent))
+    node_names["libnvrtc.so.13"] = nvrtc
+
     write(os.path.join(args.out, "abi12.S"),
           "/*\n * abi12.S - CUDA 12 ABI trampolines and NCCL pncclX aliases.\n"
           " *\n * %s\n */\n\t.text\n" % REGEN + "".join(asm)
@@ -620,7 +630,7 @@ def version_script(node_names):
            " * %s\n */\n" % REGEN]
     order = ["libcudart.so.12", "libcudart.so.13", "libcublas.so.12",
              "libcublas.so.13", "libcublasLt.so.12", "libcublasLt.so.13",
-             "libcudnn.so.9", "libcusolver.so.12", "TORCHFL_0"]
+             "libcudnn.so.9", "libcusolver.so.12", "libnvrtc.so.13", "TORCHFL_0"]
     for node in order:
         names = sorted(set(node_names.get(node, [])))
         parent = {"libcudart.so.13": "libcudart.so.12",
@@ -632,8 +642,7 @@ def version_script(node_names):
         else:
             body = "  global:\n" + "".join("    %s;\n" % n for n in names)
             if node == "TORCHFL_0":
-                # nvrtc*: the NVRTC shim (src/intercept/nvrtc), all hand-written
-                body += "    torchfl_*;\n    nvrtc*;\n    __nvrtcCPEx;\n  local: *;\n"
+                body += "    torchfl_*;\n  local: *;\n"
         out.append("%s {\n%s}%s;\n" % (node, body, " " + parent if parent else ""))
     return "".join(out)
 

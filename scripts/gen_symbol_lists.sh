@@ -13,6 +13,14 @@
 #   libcusolver.so.12   $CUDA_ROOT/lib64 (cuSOLVER 12 ships with CUDA 13)
 #   libcuda.so.1        $CUDA_ROOT/lib64/stubs/libcuda.so (the link stub
 #                       exports every driver entry point)
+#   + the newest CUDA 13 minor a supported PyTorch wheel pulls (13.2 for
+#                       torch 2.15): the 13.x lists are the union of the
+#                       toolkit's exports and those of the pinned PyPI
+#                       wheels below (nvidia-cuda-runtime, -nvrtc, -cublas,
+#                       -cusolver, nvidia-nccl-cu13), and <so>.types gives
+#                       the return types of the names only the wheel has,
+#                       from the wheel's own headers.  WHEEL13_SITE=<dir>
+#                       (a site-packages holding nvidia/) skips the download.
 #   libcudart.so.12     PyPI wheel nvidia-cuda-runtime-cu12
 #   libcublas(Lt).so.12 PyPI wheel nvidia-cublas-cu12
 #   libnvidia-ml.so.1   no package ships a libnvidia-ml stub (the NVML
@@ -41,6 +49,9 @@ GEN=$HERE/gen_intercept.py
 CUDART12=${CUDART12:-nvidia-cuda-runtime-cu12==12.9.79}
 CUBLAS12=${CUBLAS12:-nvidia-cublas-cu12==12.9.3.13}
 NVML=${NVML:-nvidia-nvml-dev==13.5.37}
+# What torch 2.15.0 (the newest supported release, scripts/torch-releases.txt) pulls.
+WHEELS13=${WHEELS13:-"nvidia-cuda-runtime==13.2.86 nvidia-cuda-nvrtc==13.2.86 \
+nvidia-cublas==13.4.1.3 nvidia-cusolver==12.2.0.11 nvidia-nccl-cu13==2.30.7"}
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -68,18 +79,54 @@ emit() {
     echo "$1: $(grep -vc '^#' "$OUT/$1.txt") functions"
 }
 
-emit libcudart.so.13   "$LIB/libcudart.so.13"   "$LIB/libcudart.so.13"
-emit libcuda.so.1      "$LIB/stubs/libcuda.so (link stub)" "$LIB/stubs/libcuda.so"
-emit libcublas.so.13   "$LIB/libcublas.so.13"   "$LIB/libcublas.so.13"
-emit libcublasLt.so.13 "$LIB/libcublasLt.so.13" "$LIB/libcublasLt.so.13"
-emit libcudnn.so.9     "$LIB/libcudnn.so.9"     "$LIB/libcudnn.so.9"
-emit libnccl.so.2      "$LIB/libnccl.so.2"      "$LIB/libnccl.so.2"
-emit libnvrtc.so.13    "$LIB/libnvrtc.so.13"    "$LIB/libnvrtc.so.13"
+# ----------------------------------------------------- CUDA 13.x
+if [ -n "${WHEEL13_SITE:-}" ]; then
+    W13=$WHEEL13_SITE/nvidia
+else
+    # shellcheck disable=SC2086
+    pip download --quiet --no-deps -d "$TMP/whl13" $WHEELS13
+    for w in "$TMP"/whl13/*.whl; do unzip -q -o "$w" 'nvidia/*' -d "$TMP/w13"; done
+    W13=$TMP/w13/nvidia
+fi
+
+# emit13 SONAME TOOLKIT-SO WHEEL-SO LIBKEY FILTER INCLUDE-DIRS...: the union
+# of both libraries' functions (matching FILTER, a grep pattern), and the
+# return types of the names only the wheel exports, from its headers.
+emit13() {
+    local so=$1 tk=$2 wh=$3 key=$4 filter=$5; shift 5
+    functions "$tk" | grep -e "$filter" > "$TMP/$so.toolkit" || true
+    { header "$so.txt" "$tk
+# and of ${wh#"$W13"/} ($WHEELS13)"
+      { cat "$TMP/$so.toolkit"; functions "$wh" | grep -e "$filter"; } | LC_ALL=C sort -u
+    } > "$OUT/$so.txt"
+    local all tkn
+    all=$(grep -vc '^#' "$OUT/$so.txt")
+    tkn=$(wc -l < "$TMP/$so.toolkit")
+    echo "$so: $all functions ($((all - tkn)) only in the wheel)"
+    [ "$key" = - ] && return
+    local args=()
+    for d in "$@"; do args+=(-I "$d"); done
+    python3 "$GEN" --dump-types --lib "$key" "${args[@]}" \
+        --names "$OUT/$so.txt" --exclude "$TMP/$so.toolkit" \
+        --comment "return types of the $so functions absent from the toolkit's headers, from the wheel's headers ($WHEELS13)" \
+        > "$OUT/$so.types"
+}
+emit13 libcudart.so.13   "$LIB/libcudart.so.13"   "$W13/cu13/lib/libcudart.so.13" cudart . \
+    "$W13/cu13/include"
+emit13 libcublas.so.13   "$LIB/libcublas.so.13"   "$W13/cu13/lib/libcublas.so.13" cublas . \
+    "$W13/cu13/include"
+emit13 libcublasLt.so.13 "$LIB/libcublasLt.so.13" "$W13/cu13/lib/libcublasLt.so.13" cublasLt . \
+    "$W13/cu13/include"
+emit13 libnccl.so.2      "$LIB/libnccl.so.2"      "$W13/nccl/lib/libnccl.so.2" nccl . \
+    "$W13/nccl/include" "$W13/cu13/include"
+# NVRTC: every name is hand-written (src/intercept/nvrtc forwards to the real one).
+emit13 libnvrtc.so.13    "$LIB/libnvrtc.so.13"    "$W13/cu13/lib/libnvrtc.so.13" - .
 # cuSOLVER: only the cusolver* names (it also exports private cublas*
 # and pegasus* helpers that no caller links against).
-{ header libcusolver.so.12.txt "$LIB/libcusolver.so.12 (cusolver* only)"
-  functions "$LIB/libcusolver.so.12" | grep '^cusolver'; } > "$OUT/libcusolver.so.12.txt"
-echo "libcusolver.so.12: $(grep -vc '^#' "$OUT/libcusolver.so.12.txt") functions"
+emit13 libcusolver.so.12 "$LIB/libcusolver.so.12" "$W13/cu13/lib/libcusolver.so.12" cusolver \
+    '^cusolver' "$W13/cu13/include"
+emit libcuda.so.1      "$LIB/stubs/libcuda.so (link stub)" "$LIB/stubs/libcuda.so"
+emit libcudnn.so.9     "$LIB/libcudnn.so.9"     "$LIB/libcudnn.so.9"
 
 # ----------------------------------------------------------- CUDA 12.x
 pip download --quiet --no-deps -d "$TMP/whl" "$CUDART12" "$CUBLAS12" "$NVML"

@@ -39,13 +39,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wheel_common as wc  # noqa: E402
 
 # The libraries torchfl replaces, in report order.
-TARGETS = ["cudart", "driver", "cublas", "cublasLt", "cudnn", "nccl", "nvml"]
+TARGETS = ["cudart", "driver", "cublas", "cublasLt", "cudnn", "nccl", "nvml", "nvrtc"]
 
 # Version tag (soname without the number) -> library.
 TAG_LIBS = {
     "libcudart.so": "cudart", "libcuda.so": "driver", "libcublas.so": "cublas",
     "libcublasLt.so": "cublasLt", "libcudnn.so": "cudnn", "libnccl.so": "nccl",
-    "libnvidia-ml.so": "nvml",
+    "libnvidia-ml.so": "nvml", "libnvrtc.so": "nvrtc",
 }
 
 # Unversioned names: prefix -> library, first match wins. Non-target CUDA

@@ -198,7 +198,7 @@ static int fallback_allowed(tfl_kernel_route *r, const char *name, char *err, si
         int first = !r->warned;
         r->warned = 1;
         pthread_mutex_unlock(&route_lock);
-        if (first)
+        if (first && !r->refused)   /* a refused one was reported at lookup */
             tfl_warn("kernel %s is not in the op table; running its PTX on the host "
                      "executor", name);
     }

@@ -104,7 +104,7 @@ int main(void)
     int (*get_version)(int *) = NULL;
     CHECK_OK(cuGetProcAddress_v2("cuDriverGetVersion", (void **)&get_version, 13000, 0, NULL));
     int v = 0;
-    CHECK(get_version && get_version(&v) == CUDA_SUCCESS && v == 13000);
+    CHECK(get_version && get_version(&v) == CUDA_SUCCESS && v == 13020 /* src/intercept/versions.h: CUDA 13.2, torch 2.15 */);
 
     /* PyTorch's DriverAPI (c10/cuda/driver_api.h): required symbols */
     entry_by_version_fn by_version = (entry_by_version_fn)dlsym(RTLD_DEFAULT,

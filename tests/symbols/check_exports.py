@@ -8,7 +8,7 @@ scripts/symbols/<soname>.txt:
   * a 13.x (current) list: the name is defined with its default version,
     name@@<node> (libcudart.so.13, libcublas.so.13, libcublasLt.so.13,
     libcudnn.so.9, libcusolver.so.12; TORCHFL_0 for libcuda.so.1, libnccl.so.2,
-    libnvidia-ml.so.1 and the libnvrtc.so.13 shim);
+    libnvidia-ml.so.1; libnvrtc.so.13 for the NVRTC shim);
   * a 12.x list: the name is defined as name@libcudart.so.12 (and so on);
   * nothing else is exported: no torchfl-internal symbol (tfl_*, tfl12*),
     no name outside the lists except torchfl_* (torchfl's own API).
@@ -28,7 +28,8 @@ NODES13 = {
     "libcudnn.so.9": "libcudnn.so.9",
     "libnccl.so.2": "TORCHFL_0",
     "libnvidia-ml.so.1": "TORCHFL_0",
-    "libnvrtc.so.13": "TORCHFL_0",     # the NVRTC shim (src/intercept/nvrtc)
+    "libnvrtc.so.13": "libnvrtc.so.13",  # the NVRTC shim (src/intercept/nvrtc);
+                                         # torch >= 2.15 binds these by version
     "libcusolver.so.12": "libcusolver.so.12",   # cuSOLVER 12 ships with CUDA 13
 }
 LISTS12 = ["libcudart.so.12", "libcublas.so.12", "libcublasLt.so.12"]

@@ -6,6 +6,7 @@
  * exact fp32 whatever the math mode (TF32 allowed or not), runs in issue
  * order on every stream, and needs no workspace.
  */
+#include "versions.h"
 #include "cublas/cublas_internal.h"
 
 #include <cuda_runtime_api.h>
@@ -54,7 +55,7 @@ cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
 
 size_t cublasGetCudartVersion(void)
 {
-    return CUDART_VERSION;
+    return TFL_CUDA_VERSION;
 }
 
 cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,

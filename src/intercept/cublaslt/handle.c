@@ -5,6 +5,7 @@
  * its cublasHandle_t where a cublasLtHandle_t is expected), so either
  * create function makes one and either destroy function frees it.
  */
+#include "versions.h"
 #include "cublaslt/lt_internal.h"
 
 #include <cuda_runtime_api.h>
@@ -35,7 +36,7 @@ size_t cublasLtGetVersion(void)
 
 size_t cublasLtGetCudartVersion(void)
 {
-    return CUDART_VERSION;
+    return TFL_CUDA_VERSION;
 }
 
 cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)

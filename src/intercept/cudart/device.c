@@ -5,6 +5,7 @@
  * Thin: argument checks and translation; the device model is in
  * src/route/device.c and src/route/attrs.c.
  */
+#include "versions.h"
 #include "cudart/cudart_internal.h"
 #include "route/runtime.h"
 #include "driver/driver_hooks.h"
@@ -299,7 +300,7 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
     if (!driverVersion)
         RET(cudaErrorInvalidValue);
-    *driverVersion = 13000;
+    *driverVersion = TFL_CUDA_VERSION;
     return cudaSuccess;
 }
 
@@ -307,7 +308,7 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
     if (!runtimeVersion)
         RET(cudaErrorInvalidValue);
-    *runtimeVersion = CUDART_VERSION;
+    *runtimeVersion = TFL_CUDA_VERSION;
     return cudaSuccess;
 }
 

@@ -11,6 +11,7 @@
  * CUDNN_STATUS_NOT_SUPPORTED, so PyTorch raises a Python error instead of
  * dying.
  */
+#include "versions.h"
 #include "cudnn/cudnn_internal.h"
 
 #include "common/log.h"
@@ -41,7 +42,7 @@ static cudnnStatus_t fail(cudnnStatus_t st, const char *what)
 
 size_t cudnnGetVersion(void)
 {
-    return (size_t)CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL;
+    return (size_t)TFL_CUDNN_MAJOR * 10000 + TFL_CUDNN_MINOR * 100 + TFL_CUDNN_PATCH;
 }
 
 size_t cudnnGetMaxDeviceVersion(void)
@@ -52,7 +53,7 @@ size_t cudnnGetMaxDeviceVersion(void)
 
 size_t cudnnGetCudartVersion(void)
 {
-    return 13000;
+    return TFL_CUDA_VERSION;
 }
 
 cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
@@ -60,9 +61,9 @@ cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
     if (!value)
         return fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "cudnnGetProperty: value is NULL");
     switch (type) {
-    case MAJOR_VERSION: *value = CUDNN_MAJOR; break;
-    case MINOR_VERSION: *value = CUDNN_MINOR; break;
-    case PATCH_LEVEL:   *value = CUDNN_PATCHLEVEL; break;
+    case MAJOR_VERSION: *value = TFL_CUDNN_MAJOR; break;
+    case MINOR_VERSION: *value = TFL_CUDNN_MINOR; break;
+    case PATCH_LEVEL:   *value = TFL_CUDNN_PATCH; break;
     default:
         return fail(CUDNN_STATUS_BAD_PARAM, "cudnnGetProperty: unknown property");
     }

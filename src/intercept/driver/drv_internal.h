@@ -16,6 +16,7 @@
 #ifndef __CUDA_API_VERSION_INTERNAL
 #define __CUDA_API_VERSION_INTERNAL 1
 #endif
+#include "versions.h"
 #include <cuda.h>
 
 #include <stddef.h>
@@ -26,7 +27,7 @@
 
 /* The driver version torchfl reports (cuDriverGetVersion, and the version
  * cudaGetDriverEntryPoint resolves names at). */
-#define TFL_DRV_VERSION 13000
+#define TFL_DRV_VERSION TFL_CUDA_VERSION
 
 /* Devices the driver layer keeps state for (primary contexts). */
 #define TFL_DRV_MAX_DEVICES 64

@@ -7,6 +7,7 @@
  * report asks for running processes and PCI data.  The toolkit ships no
  * nvml.h; the few types needed are declared here with NVML's layout.
  */
+#include "versions.h"
 #include "route/runtime.h"
 #include "mem/mem.h"
 
@@ -205,7 +206,7 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
 {
     if (!v)
         return NVML_ERROR_INVALID_ARGUMENT;
-    *v = 13000;
+    *v = TFL_CUDA_VERSION;
     return NVML_SUCCESS;
 }
 

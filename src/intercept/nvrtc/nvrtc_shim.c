@@ -72,6 +72,47 @@ static void *sym(const char *name)
     return real ? dlsym(real, name) : NULL;
 }
 
+/* For the private entry points' trampolines below. */
+void *tfl_nvrtc_private_sym(const char *name);
+void *tfl_nvrtc_private_sym(const char *name)
+{
+    return sym(name);
+}
+
+/* NVRTC's private entry points (__nvrtcCPEx, __nvrtcNvvmHandle) have no
+ * published prototype, so a C forwarder could pass the wrong registers.
+ * Each is an assembly trampoline instead: it saves every register that
+ * can carry an argument (six integer, %rax for varargs, xmm0-7), asks for
+ * the real function, restores them and jumps there, so the callee sees
+ * exactly what the caller passed.  Without the real library it returns
+ * NVRTC_ERROR_INTERNAL_ERROR (11). */
+#define PRIVATE_FWD(name)                                                        \
+    __asm__(".section .rodata\n"                                                 \
+            ".Lname_" #name ": .asciz \"" #name "\"\n"                             \
+            ".text\n.globl " #name "\n.type " #name ", @function\n.p2align 4\n"     \
+            #name ":\n"                                                          \
+            "  push %rdi\n  push %rsi\n  push %rdx\n  push %rcx\n"                 \
+            "  push %r8\n  push %r9\n  push %rax\n  sub $128, %rsp\n"              \
+            "  movdqu %xmm0, 0(%rsp)\n  movdqu %xmm1, 16(%rsp)\n"                  \
+            "  movdqu %xmm2, 32(%rsp)\n  movdqu %xmm3, 48(%rsp)\n"                 \
+            "  movdqu %xmm4, 64(%rsp)\n  movdqu %xmm5, 80(%rsp)\n"                 \
+            "  movdqu %xmm6, 96(%rsp)\n  movdqu %xmm7, 112(%rsp)\n"                \
+            "  lea .Lname_" #name "(%rip), %rdi\n"                                 \
+            "  call tfl_nvrtc_private_sym@PLT\n"                                   \
+            "  mov %rax, %r11\n"                                                  \
+            "  movdqu 0(%rsp), %xmm0\n  movdqu 16(%rsp), %xmm1\n"                  \
+            "  movdqu 32(%rsp), %xmm2\n  movdqu 48(%rsp), %xmm3\n"                 \
+            "  movdqu 64(%rsp), %xmm4\n  movdqu 80(%rsp), %xmm5\n"                 \
+            "  movdqu 96(%rsp), %xmm6\n  movdqu 112(%rsp), %xmm7\n"                \
+            "  add $128, %rsp\n  pop %rax\n  pop %r9\n  pop %r8\n"                 \
+            "  pop %rcx\n  pop %rdx\n  pop %rsi\n  pop %rdi\n"                     \
+            "  test %r11, %r11\n  jz 1f\n  jmp *%r11\n"                            \
+            "1: mov $11, %eax\n  ret\n"                                            \
+            ".size " #name ", .-" #name "\n")
+
+PRIVATE_FWD(__nvrtcCPEx);
+PRIVATE_FWD(__nvrtcNvvmHandle);
+
 #define FWD(name, params, args) \
     nvrtcResult name params \
     { \
@@ -106,16 +147,13 @@ FWD(nvrtcGetPCHHeapSize, (size_t *r), (r))
 FWD(nvrtcSetPCHHeapSize, (size_t s), (s))
 FWD(nvrtcGetPCHCreateStatus, (nvrtcProgram p), (p))
 FWD(nvrtcGetPCHHeapSizeRequired, (nvrtcProgram p, size_t *s), (p, s))
+/* CUDA 13.2 (torch 2.15's NVRTC); not in older headers, hence declared here. */
+nvrtcResult nvrtcGetTileIRSize(nvrtcProgram p, size_t *n);
+nvrtcResult nvrtcGetTileIR(nvrtcProgram p, char *b);
+FWD(nvrtcGetTileIRSize, (nvrtcProgram p, size_t *n), (p, n))
+FWD(nvrtcGetTileIR, (nvrtcProgram p, char *b), (p, b))
 FWD(nvrtcSetFlowCallback, (nvrtcProgram p, int (*cb)(void *, void *), void *payload),
     (p, cb, payload))
-
-/* Private entry point of the real library; forwarded untouched. */
-nvrtcResult __nvrtcCPEx(void *a, void *b, void *c, void *d)
-{
-    nvrtcResult (*f)(void *, void *, void *, void *) =
-        (nvrtcResult (*)(void *, void *, void *, void *))sym("__nvrtcCPEx");
-    return f ? f(a, b, c, d) : NVRTC_ERROR_INTERNAL_ERROR;
-}
 
 /* "-arch=sm_80" / "--gpu-architecture=sm_80" / "-arch sm_80" -> compute_80. */
 static char *ptx_option(const char *opt)
