@@ -2,19 +2,31 @@
 # Creates (or reuses) the virtualenv with the real PyTorch CUDA wheel that the
 # PyTorch-side checks (tests/pytorch, examples/) run against, and prints its path.
 #
-# The wheel is the ordinary PyPI one: on Linux x86-64 `pip install torch==2.11.0`
-# resolves to the CUDA 13.0 build (2.11.0+cu130) and pulls its nvidia-* packages,
-# which is exactly what an unmodified user has. Reuse is decided by asking the
-# venv's own Python for torch's version, without importing torch (importing it
-# takes seconds and loads CUDA libraries), so a second run is fast.
+# The wheel is the ordinary PyPI one: on Linux x86-64 `pip install torch==2.15.0`
+# resolves to its default CUDA build (2.15.0+cu132; 2.11-2.14 are +cu130) and
+# pulls its nvidia-* packages, which is exactly what an unmodified user has.
+# Reuse is decided by asking the venv's own Python for torch's version,
+# without importing torch (importing it takes seconds and loads CUDA
+# libraries), so a second run is fast.
+#
+#   scripts/setup_venv.sh              the newest validated release
+#   scripts/setup_venv.sh oldest       the oldest validated release
+#   scripts/setup_venv.sh 2.13.0       that release
+#
+# The validated releases are listed in scripts/torch-releases.txt.
 #
 # Environment:
-#   TORCHFL_VENV   venv directory (default $HOME/.cache/torchfl/venv-torch-2.11.0)
-#   TORCHFL_TORCH  torch version to install (default 2.11.0)
+#   TORCHFL_VENV   venv directory (default $HOME/.cache/torchfl/venv-torch-<version>)
+#   TORCHFL_TORCH  torch version to install (the argument wins)
 #   PYTHON         interpreter used to create the venv (default python3)
 set -euo pipefail
 
-torch_version="${TORCHFL_TORCH:-2.11.0}"
+releases() { grep -E '^[0-9]' "$(dirname "$0")/torch-releases.txt"; }
+case "${1:-${TORCHFL_TORCH:-newest}}" in
+    newest) torch_version=$(releases | head -1) ;;
+    oldest) torch_version=$(releases | tail -1) ;;
+    *)      torch_version=${1:-$TORCHFL_TORCH} ;;
+esac
 venv="${TORCHFL_VENV:-$HOME/.cache/torchfl/venv-torch-${torch_version}}"
 python="${PYTHON:-python3}"
 

@@ -2,7 +2,8 @@
 # test.sh - build everything and run the whole test suite (what CI runs).
 #
 #   scripts/test.sh            setup, configure (-Werror), build, ctest,
-#                              then the PyTorch tests when the venv exists
+#                              then the PyTorch tests on the newest and
+#                              oldest validated torch (scripts/test_torch.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -14,11 +15,8 @@ cmake --build build -j"$JOBS" >build/build.log 2>&1 ||
     { grep -E "error|Error" -A5 build/build.log | head -60; exit 1; }
 ctest --test-dir build --output-on-failure -j"$JOBS" --timeout 900
 
-# PyTorch side: the wheel's imports vs libtorchfl.so's exports, kernel
-# layouts, and the example training scripts on cuda under torchfl against
-# the same scripts on the CPU.
-VENV=$(bash scripts/setup_venv.sh)
-"$VENV/bin/python" -m pytest -q tests/pytorch --ignore=tests/pytorch/cuda
-
-# PyTorch's CUDA path, under torchfl, compared with PyTorch on the CPU.
-build/torchfl run -- "$VENV/bin/python" -m pytest -q tests/pytorch/cuda
+# PyTorch side (scripts/test_torch.sh): the whole suite on the newest
+# validated torch release, and the wheel checks (imports, kernel layouts,
+# fallback policy) and examples on the oldest (scripts/torch-releases.txt).
+bash scripts/test_torch.sh newest
+bash scripts/test_torch.sh oldest --quick

@@ -66,6 +66,10 @@ void *probe_dlopen(const char *soname, const char *const *alt, const char *sym,
         memcpy(&(var), &s_, sizeof(var)); \
     } while (0)
 
+/* torch/lib of the torch package `python` would import, without importing
+ * it (probe_torch.c).  0 ok, -1 if that Python has no torch. */
+int cli_torch_libdir(const char *python, char *out, size_t len);
+
 /* JSON output helpers (json.c). */
 void json_str(FILE *f, const char *s);   /* "..." escaped, or null */
 

@@ -15,6 +15,9 @@
 #include "cli/cli.h"
 #include "route/config.h"
 #include "route/plugin.h"
+#include "route/torch_release.h"
+
+#include <limits.h>
 
 typedef struct row {
     char name[64];
@@ -35,6 +38,10 @@ typedef struct vendor {
     const char *name, *label;
     void (*probe)(cli_probe *);
 } vendor;
+
+/* The torch shown (cmd_detect's --python, default python3). */
+static const char *python;
+static tfl_torch_info torch;
 
 static const vendor vendors[] = {
     { "nvidia", "NVIDIA CUDA", probe_nvidia },
@@ -118,6 +125,30 @@ static const tfl_backend_desc *find_desc(const tfl_backend_desc *d, int n,
     return NULL;
 }
 
+/* The torch `python` would import, if any (t->version[0] == 0: none). */
+static void find_torch(const char *python, tfl_torch_info *t)
+{
+    char dir[PATH_MAX];
+    memset(t, 0, sizeof *t);
+    if (cli_torch_libdir(python, dir, sizeof dir) == 0 && tfl_torch_read(dir, t) != 0)
+        t->version[0] = '\0';
+}
+
+static void print_torch(const tfl_torch_info *t, const char *python)
+{
+    if (!t->version[0]) {
+        printf("PyTorch: none importable by %s (--python PY chooses the interpreter)\n",
+               python);
+        return;
+    }
+    printf("PyTorch: %s (CUDA %s) at %s\n", t->version, t->cuda[0] ? t->cuda : "?",
+           t->libdir);
+    printf("         %s; validated releases: %s\n",
+           tfl_torch_validated(t->version) ? "validated"
+           : "NOT validated (kernels whose layouts differ are refused)",
+           tfl_torch_validated_list());
+}
+
 static void print_table(const row *rows, int n, const cli_cpu *cpu,
                         const char *selected, const char *why)
 {
@@ -157,6 +188,7 @@ static void print_table(const row *rows, int n, const cli_cpu *cpu,
            cpu->simd[0] ? cpu->simd : "none detected");
     printf("BLAS: %s (%d threads)\n", cpu->blas_config[0] ? cpu->blas_config
            : "unknown", cpu->blas_threads);
+    print_torch(&torch, python);
     char search[4096];
     tfl_plugin_search_path(search, sizeof search);
     printf("plugin path: %s\n", search);
@@ -248,18 +280,40 @@ static void print_json(const row *rows, int n, const cli_cpu *cpu,
     json_str(f, cpu->blas_config);
     fputs(", \"version\": ", f);
     json_str(f, cpu->blas_version);
-    fprintf(f, ", \"threads\": %d}}\n}\n", cpu->blas_threads);
+    fprintf(f, ", \"threads\": %d}},\n", cpu->blas_threads);
+    fputs("  \"torch\": {\"version\": ", f);
+    json_str(f, torch.version[0] ? torch.version : NULL);
+    fputs(", \"cuda\": ", f);
+    json_str(f, torch.cuda[0] ? torch.cuda : NULL);
+    fputs(", \"libdir\": ", f);
+    json_str(f, torch.version[0] ? torch.libdir : NULL);
+    fprintf(f, ", \"validated\": %s, \"validated_releases\": [",
+            torch.version[0] && tfl_torch_validated(torch.version) ? "true" : "false");
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s", tfl_torch_validated_list());
+    save = NULL;
+    first = 1;
+    for (char *s = strtok_r(rel, " ", &save); s; s = strtok_r(NULL, " ", &save)) {
+        fputs(first ? "" : ", ", f);
+        json_str(f, s);
+        first = 0;
+    }
+    fputs("]}\n}\n", f);
 }
 
 int cmd_detect(int argc, char **argv)
 {
     int json = 0;
+    python = "python3";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc) {
+            python = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: torchfl detect [--json]\n"
-                   "List backends (built-in, plugins, vendor runtimes) and chips.\n");
+            printf("usage: torchfl detect [--json] [--python PY]\n"
+                   "List backends (built-in, plugins, vendor runtimes) and chips, and the\n"
+                   "PyTorch that PY (default python3) imports, validated or not.\n");
             return 0;
         } else {
             fprintf(stderr, "torchfl: error: detect: unknown option \"%s\" "
@@ -330,6 +384,7 @@ int cmd_detect(int argc, char **argv)
         from_desc(r, &d[i]);
     }
 
+    find_torch(python, &torch);
     char why[2048] = "";
     const tfl_backend *sel = tfl_backend_select(NULL, why, sizeof why);
     if (json)

@@ -173,25 +173,6 @@ static int scan_library(const char *path, wstate *w)
     return rc;
 }
 
-/* torch/lib of the torch that `python` would import (without importing it). */
-static int libdir_of_python(const char *python, char *out, size_t len)
-{
-    char cmd[PATH_MAX + 256];
-    snprintf(cmd, sizeof cmd, "'%s' -c 'import importlib.util as u, os; "
-             "s = u.find_spec(\"torch\"); "
-             "print(os.path.join(list(s.submodule_search_locations)[0], \"lib\"))' 2>/dev/null",
-             python);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    int ok = fgets(out, (int)len, p) != NULL;
-    int rc = pclose(p);
-    if (!ok || rc != 0)
-        return -1;
-    out[strcspn(out, "\n")] = '\0';
-    return 0;
-}
-
 static int usage(FILE *f)
 {
     fprintf(f, "usage: torchfl wheel [--torch-lib DIR | --python PY] [--arch 80] [--list] "
@@ -219,7 +200,7 @@ int cmd_wheel(int argc, char **argv)
     }
     char dir[PATH_MAX];
     if (!libdir) {
-        if (libdir_of_python(python ? python : "python3", dir, sizeof dir) != 0) {
+        if (cli_torch_libdir(python ? python : "python3", dir, sizeof dir) != 0) {
             fprintf(stderr, "torchfl: error: wheel: no torch package for %s (pass "
                     "--python or --torch-lib)\n", python ? python : "python3");
             return 2;
