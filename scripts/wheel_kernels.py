@@ -41,6 +41,8 @@ FLAG_ZSTD = 0x8000   # entry payload compressed with zstd (CUDA 12.8+/13 default
 # value is stored: 1 none, 2 byte, 3 half-word, 4 sized blob.
 EIATTR_PARAM_CBANK = 0x0A
 EIATTR_KPARAM_INFO = 0x17
+EIATTR_KPARAM_INFO_V2 = 0x45  # kernels with over 4 KB of parameters (CUDA 12.1+):
+                              # the size is the low 16 bits of the last word
 EIATTR_CBANK_PARAM_SIZE = 0x19
 EIATTR_MAXNTID = 0x05
 EIATTR_REQNTID = 0x10
@@ -154,6 +156,9 @@ def cubin_kernels(cubin):
             if attr == EIATTR_KPARAM_INFO:
                 _idx, ordinal, offset, bits = struct.unpack_from("<IHHI", val)
                 params.append([ordinal, offset, bits >> 18])
+            elif attr == EIATTR_KPARAM_INFO_V2:
+                _idx, ordinal, offset, bits = struct.unpack_from("<IHHI", val)
+                params.append([ordinal, offset, bits & 0xFFFF])
             elif attr == EIATTR_CBANK_PARAM_SIZE:
                 total = val
             elif attr == EIATTR_REQNTID and isinstance(val, bytes):

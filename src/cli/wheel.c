@@ -210,6 +210,8 @@ int cmd_wheel(int argc, char **argv)
     tfl_torch_info t;
     if (tfl_torch_read(libdir, &t) != 0)
         snprintf(t.version, sizeof t.version, "(unknown version)");
+    else
+        tfl_torch_use(&t);        /* decoders whose meaning changed by release */
     static const char *libs[] = { "libtorch_cuda.so", "libtorch_cuda_linalg.so",
                                   "libtorch_nvshmem.so" };
     for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {

@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,38 @@ void tfl_torch_check_loaded(void)
         tfl_warn("torch %s is not a release this torchfl was validated against (%s); "
                  "kernels whose parameters differ from the validated layouts are refused",
                  t.version, TORCHFL_VALIDATED_TORCH);
+}
+
+static pthread_mutex_t current_lock = PTHREAD_MUTEX_INITIALIZER;
+static int current_state;           /* 0 not looked up, 1 have, -1 none */
+static tfl_torch_info current;
+
+int tfl_torch_current(tfl_torch_info *out)
+{
+    pthread_mutex_lock(&current_lock);
+    if (current_state == 0)
+        current_state = tfl_torch_loaded(&current) == 0 ? 1 : -1;
+    int rc = current_state > 0 ? 0 : -1;
+    if (rc == 0)
+        *out = current;
+    pthread_mutex_unlock(&current_lock);
+    return rc;
+}
+
+void tfl_torch_use(const tfl_torch_info *t)
+{
+    pthread_mutex_lock(&current_lock);
+    if (t) {
+        current = *t;
+        current_state = 1;
+    } else {
+        current_state = 0;
+    }
+    pthread_mutex_unlock(&current_lock);
+}
+
+int tfl_torch_minor(const char *version)
+{
+    int major, minor;
+    return version && sscanf(version, "%d.%d", &major, &minor) == 2 && major == 2 ? minor : -1;
 }

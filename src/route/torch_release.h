@@ -28,4 +28,16 @@ int tfl_torch_loaded(tfl_torch_info *out);
  * validated release (nothing when no torch is loaded). */
 void tfl_torch_check_loaded(void);
 
+/* The torch whose kernels the op table decodes, for the few decoders whose
+ * parameter meaning changed between releases without the kernel's name or
+ * size telling (the memory-efficient attention Params, the foreach
+ * tensor-list metadata and NormType): the release set with tfl_torch_use()
+ * (`torchfl wheel` sets the wheel it checks; unit tests set one), else the
+ * loaded torch (looked up once).  0 and *out, or -1 when there is none. */
+int tfl_torch_current(tfl_torch_info *out);
+/* Decode as this release from now on (NULL: the loaded one again). */
+void tfl_torch_use(const tfl_torch_info *t);
+/* The minor of a 2.x version ("2.14.1+cu130" -> 14), or -1. */
+int tfl_torch_minor(const char *version);
+
 #endif

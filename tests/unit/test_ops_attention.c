@@ -3,18 +3,23 @@
  * logsumexp, backward) against a double-precision reference written here
  * from the formulas, and the op-table decoder on synthesized launches of
  * PyTorch's memory-efficient kernels (Params bytes laid out as the 2.11
- * wheel's, in pool memory) including the launches it must refuse.
+ * wheel's, in pool memory) including the launches it must refuse; the
+ * parameter layouts the family states for real kernel names of the 2.11
+ * and 2.15 wheels against their cubins' tables; and, with a 2.15 torch
+ * mapped into the process, the same launches in 2.15's Params layout.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_attention.h"
 #include "mem/mem.h"
 #include "route/optable.h"
+#include "route/torch_release.h"
 #include "route/runtime.h"
 
 static int failures, checks;
@@ -615,6 +620,147 @@ static void test_match(void)
     CHECK(!f->match("fmha_cutlassF_f32_", &ck), "unmangled name claimed");
 }
 
+/* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
+ * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
+ * read them).  The memory-efficient kernels have the same names in both
+ * with different Params sizes: `release` says which torch must be mapped
+ * (0: none, the 2.11 layout; 15: 2.15). */
+static const struct { int release; const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 */
+    { 0, "_ZN13pytorch_flash44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI23Flash_bwd_kernel_traitsILi128ELi64ELi64ELi8ELi4ELi2ELi2ELb1ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi64ELi8ES3_EELb0ELb1ELb0ELb0ELb0ELb0ELb0EEEvNS_16Flash_bwd_paramsE",
+      "0:648" },
+    { 0, "_ZN13pytorch_flash27flash_bwd_convert_dq_kernelI23Flash_bwd_kernel_traitsILi128ELi64ELi64ELi8ELi4ELi2ELi2ELb1ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi64ELi8ES3_EEEEvNS_16Flash_bwd_paramsEi",
+      "0:648 648:4" },
+    { 0, "_ZN13pytorch_flash25flash_bwd_dot_do_o_kernelILb0E23Flash_bwd_kernel_traitsILi128ELi64ELi64ELi8ELi4ELi2ELi2ELb1ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi64ELi8ES3_EEEEvNS_16Flash_bwd_paramsE",
+      "0:648" },
+    { 0, "_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi192ELi64ELi64ELi4ELb0ELb0EN7cutlass6half_tE19Flash_kernel_traitsILi192ELi64ELi64ELi4ES3_EELb1ELb0ELb0ELb0ELb0ELb0ELb0ELb0EEEvNS_16Flash_fwd_paramsE",
+      "0:472" },
+    { 0, "_Z42fmha_cutlassB_bf16_aligned_64x64_k128_sm80N22PyTorchMemEffAttention23AttentionBackwardKernelIN7cutlass4arch4Sm80ENS1_10bfloat16_tELb1ELb0ELb0ELi64ELi64ELi128ELb0EE6ParamsE",
+      "0:464" },
+    { 0, "_Z43fmha_cutlassF_bf16_aligned_32x128_gmem_sm80N22PyTorchMemEffAttention15AttentionKernelIN7cutlass10bfloat16_tENS1_4arch4Sm80ELb1ELi32ELi128ELi65536ELb1ELb1EE6ParamsE",
+      "0:272" },
+    /* 2.15.0 */
+    { 15, "_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi128ELi128ELi32ELi4ELb0ELb0EN7cutlass6half_tE19Flash_kernel_traitsILi128ELi128ELi32ELi4ES3_EELb1ELb1ELb0ELb0ELb1ELb1ELb0ELb0EEEvNS_16Flash_fwd_paramsE",
+      "0:472" },
+    { 15, "_ZN13pytorch_flash44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI23Flash_bwd_kernel_traitsILi128ELi64ELi64ELi8ELi4ELi2ELi2ELb1ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi64ELi8ES3_EELb0ELb1ELb0ELb0ELb0ELb0ELb0EEEvNS_16Flash_bwd_paramsE",
+      "0:648" },
+    { 15, "_Z42fmha_cutlassB_bf16_aligned_64x64_k128_sm80N22PyTorchMemEffAttention23AttentionBackwardKernelIN7cutlass4arch4Sm80ENS1_10bfloat16_tELb1ELb0ELb0ELi64ELi64ELi128ELb0EE6ParamsE",
+      "0:480" },
+    { 15, "_Z43fmha_cutlassF_bf16_aligned_32x128_gmem_sm80N22PyTorchMemEffAttention15AttentionKernelIN7cutlass10bfloat16_tENS1_4arch4Sm80ELb1ELi32ELi128ELi65536ELb1ELb1EE6ParamsE",
+      "0:280" },
+};
+
+/* The family claims each name of `release` and states the cubin's layout. */
+static void test_layouts(int release)
+{
+    const tfl_kfamily *f = &tfl_kfamily_attention;
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        if (cubin[i].release != release)
+            continue;
+        void *ck = NULL;
+        tfl_klayout l = { 0 };
+        char got[256] = "";
+        if (!f->match(cubin[i].mangled, &ck) || !f->layout(ck, &l)) {
+            FAIL("not claimed or no layout: %s", cubin[i].mangled);
+            continue;
+        }
+        for (int k = 0, pos = 0; k < l.n; k++)
+            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
+                            l.offset[k], l.size[k]);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
+/* Decode as torch `version` from now on (the family reads the release
+ * through tfl_torch_current, as `torchfl wheel` sets the wheel it checks). */
+static void use_torch(const char *version)
+{
+    tfl_torch_info t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.version, sizeof t.version, "%s", version);
+    snprintf(t.cuda, sizeof t.cuda, "13.2");
+    tfl_torch_use(&t);
+}
+
+/* The 2.11 forward Params p as 2.15 lays them out (attention.c's header
+ * comment): the same up to num_batches, then batch_offset @196,
+ * head_offset @200, num_heads @204, q_heads_per_kv @208 (1: no grouping),
+ * use_dropout @212.  split: a launch over part of the batches. */
+static void fwd_2_15(const unsigned char *p, unsigned char *out, int split)
+{
+    int32_t one = 1, boff = split ? 1 : 0, zero = 0;
+    memset(out, 0, 280);
+    memcpy(out, p, 196);
+    memcpy(out + 196, &boff, 4);
+    memcpy(out + 200, &zero, 4);
+    memcpy(out + 204, p + 196, 4);                       /* num_heads */
+    memcpy(out + 208, &one, 4);
+    out[212] = p[200];                                   /* use_dropout */
+}
+
+/* The 2.11 backward Params p as 2.15 lays them out: q_heads_per_kv @164,
+ * custom_mask_type @168, the strides from q_strideM (2.11 @168) 8 bytes
+ * up, num_batches @384, batch_offset @388, head_offset @392,
+ * num_splits_key @396, and from gO_strideB (2.11 @384) 16 bytes up.
+ * split: a launch over part of the heads. */
+static void bwd_2_15(const unsigned char *p, unsigned char *out, int split)
+{
+    int32_t one = 1, hoff = split ? 1 : 0, zero = 0;
+    memset(out, 0, 480);
+    memcpy(out, p, 164);
+    memcpy(out + 164, &one, 4);
+    out[168] = p[164];                                   /* custom_mask_type */
+    memcpy(out + 176, p + 168, 376 - 168);               /* q_strideM .. */
+    memcpy(out + 384, p + 376, 4);                       /* num_batches */
+    memcpy(out + 388, &zero, 4);
+    memcpy(out + 392, &hoff, 4);
+    memcpy(out + 396, p + 380, 2);                       /* num_splits_key */
+    memcpy(out + 400, p + 384, 464 - 384);
+}
+
+/* Run the 2.11 test launches again in 2.15's layout, decoding as 2.15:
+ * the same outputs, and split launches refused. */
+static void test_2_15(tfl_kcall *call, tfl_kcall *bcall, const unsigned char *fp,
+                      const unsigned char *bp, const mat *o, const mat *gq)
+{
+    use_torch("2.15.0+cu132");
+    test_layouts(15);
+    void *ckf = NULL, *ckb = NULL;
+    char err[256] = "";
+    CHECK(tfl_kfamily_attention.match(NAME_F, &ckf) && tfl_kfamily_attention.match(NAME_B, &ckb),
+          "2.15 names not claimed");
+    size_t on = (size_t)(o->B * o->H * o->R * o->C), gn = (size_t)(gq->B * gq->H * gq->R * gq->C);
+    float *o0 = malloc(on * sizeof(float)), *g0 = malloc(gn * sizeof(float));
+    memcpy(o0, o->mem, on * sizeof(float));
+    memcpy(g0, gq->mem, gn * sizeof(float));
+    memset(o->mem, 0, on * sizeof(float));
+    memset(gq->mem, 0, gn * sizeof(float));
+    unsigned char f15[280], b15[480];
+    void *fa[1] = { f15 }, *ba[1] = { b15 };
+    void **fsave = call->args, **bsave = bcall->args;
+    call->args = fa;
+    bcall->args = ba;
+    fwd_2_15(fp, f15, 0);
+    CHECK(tfl_kfamily_attention.run(call, ckf, err, sizeof err) == TFL_OK, "2.15 forward: %s", err);
+    CHECK(memcmp(o0, o->mem, on * sizeof(float)) == 0, "2.15 forward differs from 2.11's");
+    bwd_2_15(bp, b15, 0);
+    CHECK(tfl_kfamily_attention.run(bcall, ckb, err, sizeof err) == TFL_OK, "2.15 backward: %s",
+          err);
+    CHECK(memcmp(g0, gq->mem, gn * sizeof(float)) == 0, "2.15 backward differs from 2.11's");
+    fwd_2_15(fp, f15, 1);
+    CHECK(tfl_kfamily_attention.run(call, ckf, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+          "2.15 forward with a batch offset not refused");
+    bwd_2_15(bp, b15, 1);
+    CHECK(tfl_kfamily_attention.run(bcall, ckb, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+          "2.15 backward with a head offset not refused");
+    call->args = fsave;
+    bcall->args = bsave;
+    free(o0);
+    free(g0);
+    tfl_torch_use(NULL);
+}
+
 /*
  * One forward and one backward launch of (B, H, M, N, D) = (2, 3, 45, 45, 32),
  * causal top-left, tensors in PyTorch's BMHK layout in pool memory, compared
@@ -790,6 +936,9 @@ static void test_decode(void)
     bcall.name = NAME_B_DROPOUT;
     CHECK(tfl_kfamily_attention.run(&bcall, ckd, err, sizeof(err)) == TFL_ERR_UNSUPPORTED,
           "dropout backward not refused");
+    bcall.name = NAME_B;
+    fargs[0] = fp;
+    test_2_15(&call, &bcall, fp, bp, &o, &gq);
 
     free(P); free(L); free(dS);
     void *all[] = { q.mem, k.mem, v.mem, o.mem, go.mem, gq.mem, gk.mem, gv.mem, lse, delta };
@@ -803,6 +952,7 @@ int main(void)
     test_empty();
     test_refused();
     test_match();
+    test_layouts(0);
     test_decode();
     printf("test_ops_attention: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

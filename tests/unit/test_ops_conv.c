@@ -9,7 +9,8 @@
  * 1/2/3 spatial dims, NCHW and channels-last strides, groups, depthwise,
  * dilation, asymmetric padding, strides, alpha/beta and fp16/bf16
  * storage, and fp64 (computed in double: checked to 1e-13).  Also:
- * inconsistent shapes are refused, not run.
+ * inconsistent shapes are refused, not run.  The family's stated parameter
+ * layouts against the 2.11 and 2.15 cubins'.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_conv.h"
 #include "common/half.h"
+#include "route/optable.h"
 
 static int failures, checks;
 
@@ -279,8 +281,60 @@ static void run_all_modes(const ccase *cc)
     host_conv_force_path = 0;
 }
 
+/* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
+ * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
+ * read them): the family must claim each and state exactly that layout. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 */
+    { "_ZN2at6native51_GLOBAL__N__a30dace1_18_DepthwiseConv2d_cu_9959487035conv_depthwise2d_grad_weight_kernelIN3c108BFloat16EjEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEESJ_NS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEEiiiiiiiiiiiiiiii",
+      "0:40 40:40 80:40 120:4 124:4 128:4 132:4 136:4 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4" },
+    { "_ZN2at6native51_GLOBAL__N__a30dace1_18_DepthwiseConv2d_cu_9959487032conv_depthwise2d_backward_kernelILi0ELi0EN3c108BFloat16EiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT1_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEENS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEESJ_T2_iiiiiiiiiiiiiii",
+      "0:40 40:40 80:40 120:4 124:4 128:4 132:4 136:4 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4" },
+    { "_ZN2at6native51_GLOBAL__N__a30dace1_18_DepthwiseConv2d_cu_9959487039conv_depthwise2d_forward_kernel_genericIN3c108BFloat16EiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEENS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEESJ_NS8_INS9_ISB_SD_Lm0ESE_iEENSH_ILm1EiEESD_Lm1ESE_iEEbT0_iiiiiiiiiiiiii",
+      "0:40 40:40 80:40 120:16 136:1 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4 184:4 188:4 192:4 196:4" },
+    { "_ZN2at6native51_GLOBAL__N__9e6d8551_18_DepthwiseConv3d_cu_35e0c7b544conv_depthwise3d_cuda_backward_weight_kernelIN3c108BFloat16EfLin1ELin1EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm5EiEESD_Lm5ESE_iEESJ_NS8_INS9_ISB_SC_Lm4ESE_iEESI_SC_Lm5ESE_iEEiiiiiiiii",
+      "0:48 48:48 96:48 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4" },
+    { "_ZN2at6native51_GLOBAL__N__9e6d8551_18_DepthwiseConv3d_cu_35e0c7b543conv_depthwise3d_cuda_backward_input_kernelIN3c108BFloat16EfLin1ELin1ELin1ELin1ELin1ELin1ELin1ELin1ELin1EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm5EiEESD_Lm5ESE_iEENS8_INS9_ISB_SC_Lm4ESE_iEESI_SC_Lm5ESE_iEESJ_iiiiiiiii",
+      "0:48 48:48 96:48 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4" },
+    { "_ZN2at6native51_GLOBAL__N__9e6d8551_18_DepthwiseConv3d_cu_35e0c7b528conv_depthwise3d_cuda_kernelIN3c108BFloat16EfLin1ELin1ELin1ELin1ELin1ELin1EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm5EiEESD_Lm5ESE_iEENS8_INS9_ISB_SC_Lm4ESE_iEESI_SC_Lm5ESE_iEESJ_PSD_iiiiiiiii",
+      "0:48 48:48 96:48 144:8 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4 184:4" },
+    /* 2.15.0 */
+    { "_ZN2at6native51_GLOBAL__N__e3071600_18_DepthwiseConv2d_cu_9959487035conv_depthwise2d_grad_weight_kernelIN3c108BFloat16EjEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEESJ_NS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEEiiiiiiiiiiiiiiii",
+      "0:40 40:40 80:40 120:4 124:4 128:4 132:4 136:4 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4" },
+    { "_ZN2at6native51_GLOBAL__N__e3071600_18_DepthwiseConv2d_cu_9959487032conv_depthwise2d_backward_kernelILi0ELi0EN3c108BFloat16EiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT1_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEENS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEESJ_T2_iiiiiiiiiiiiiii",
+      "0:40 40:40 80:40 120:4 124:4 128:4 132:4 136:4 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4" },
+    { "_ZN2at6native51_GLOBAL__N__e3071600_18_DepthwiseConv2d_cu_9959487039conv_depthwise2d_forward_kernel_genericIN3c108BFloat16EiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEENS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEESJ_NS8_INS9_ISB_SD_Lm0ESE_iEENSH_ILm1EiEESD_Lm1ESE_iEEbT0_iiiiiiiiiiiiii",
+      "0:40 40:40 80:40 120:16 136:1 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4 184:4 188:4 192:4 196:4" },
+    { "_ZN2at6native51_GLOBAL__N__de673fb0_18_DepthwiseConv3d_cu_35e0c7b544conv_depthwise3d_cuda_backward_weight_kernelIN3c108BFloat16EfLin1ELin1EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm5EiEESD_Lm5ESE_iEESJ_NS8_INS9_ISB_SC_Lm4ESE_iEESI_SC_Lm5ESE_iEEiiiiiiiii",
+      "0:48 48:48 96:48 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4" },
+    { "_ZN2at6native51_GLOBAL__N__de673fb0_18_DepthwiseConv3d_cu_35e0c7b543conv_depthwise3d_cuda_backward_input_kernelIN3c108BFloat16EfLin1ELin1ELin1ELin1ELin1ELin1ELin1ELin1ELin1EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm5EiEESD_Lm5ESE_iEENS8_INS9_ISB_SC_Lm4ESE_iEESI_SC_Lm5ESE_iEESJ_iiiiiiiii",
+      "0:48 48:48 96:48 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4" },
+    { "_ZN2at6native51_GLOBAL__N__de673fb0_18_DepthwiseConv3d_cu_35e0c7b528conv_depthwise3d_cuda_kernelIN3c108BFloat16EfLin1ELin1ELin1ELin1ELin1ELin1EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm5EiEESD_Lm5ESE_iEENS8_INS9_ISB_SC_Lm4ESE_iEESI_SC_Lm5ESE_iEESJ_PSD_iiiiiiiii",
+      "0:48 48:48 96:48 144:8 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4 184:4" },
+};
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        void *ck = NULL;
+        tfl_klayout l = { 0 };
+        char got[512] = "";
+        int claimed = tfl_kfamily_conv.match(cubin[i].mangled, &ck);
+        CHECK(claimed && tfl_kfamily_conv.layout(ck, &l), "not claimed or no layout: %s",
+              cubin[i].mangled);
+        if (!claimed)
+            continue;
+        for (int k = 0, pos = 0; k < l.n; k++)
+            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
+                            l.offset[k], l.size[k]);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
 int main(void)
 {
+    test_cubin_layouts();
     ccase base = {.sp = 2, .n = 2, .c = 3, .k = 4, .groups = 1,
                   .in = {7, 6, 1}, .ker = {3, 3, 1}, .pre = {1, 1, 0}, .post = {1, 1, 0},
                   .str = {1, 1, 1}, .dil = {1, 1, 1}, .dt = TFL_DT_F32, .alpha = 1, .beta = 0};

@@ -1,6 +1,7 @@
 /*
- * test_ops_distance.c - the distance family: kernel-name matching and the
- * host op's cdist / pdist values and backward terms against double
+ * test_ops_distance.c - the distance family: kernel-name matching, the
+ * parameter layouts of the 2.11 and 2.15 kernels against their cubins,
+ * the 2.15 grid-stride forms' output count, and the host op's cdist / pdist values and backward terms against double
  * references computed here from the definitions.
  */
 #include "route/optable.h"
@@ -118,11 +119,99 @@ static void test_backward(void)
     CHECK(!host_distance_supported(&op));
 }
 
+/* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
+ * of torch 2.11 and 2.15 record them (read with `torchfl wheel --list`
+ * and scripts/wheel_kernels.py). */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 cdist */
+    { "_ZN2at6native56_GLOBAL__N__651dfe0c_17_DistanceKernel_cu_ef1a7132_1794822cdist_kernel_cuda_implIfNS1_5distsIfE3twoEEEvPT_PKS6_S9_S6_lllll",
+      "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:8" },
+    /* 2.11.0 pdist */
+    { "_ZN2at6native56_GLOBAL__N__651dfe0c_17_DistanceKernel_cu_ef1a7132_1794822pdist_kernel_cuda_implIdNS1_5distsIdE1pEEEvPT_PKS6_llS6_dd",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8" },
+    /* 2.11.0 cdist_backward */
+    { "_ZN2at6native56_GLOBAL__N__651dfe0c_17_DistanceKernel_cu_ef1a7132_1794831cdist_backward_kernel_cuda_implIfNS1_5distsIfE6lt_twoEEEvPT_PKS6_S9_S9_S9_S6_lllllll",
+      "0:8 8:8 16:8 24:8 32:8 40:4 48:8 56:8 64:8 72:8 80:8 88:8 96:8" },
+    /* 2.11.0 pdist_backward */
+    { "_ZN2at6native56_GLOBAL__N__651dfe0c_17_DistanceKernel_cu_ef1a7132_1794831pdist_backward_kernel_cuda_implIdNS1_5distsIdE3infEEEvPT_PKS6_S9_S9_llllS6_dd",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8" },
+    /* 2.15.0 cdist */
+    { "_ZN2at6native56_GLOBAL__N__b0ac79e6_17_DistanceKernel_cu_e5d96c45_4915722cdist_kernel_cuda_implIfNS1_5distsIfE3twoEEEvPT_PKS6_S9_S6_llllll",
+      "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:8 72:8" },
+    /* 2.15.0 pdist */
+    { "_ZN2at6native56_GLOBAL__N__b0ac79e6_17_DistanceKernel_cu_e5d96c45_4915722pdist_kernel_cuda_implIdNS1_5distsIdE1pEEEvPT_PKS6_llS6_ddl",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.15.0 cdist_backward */
+    { "_ZN2at6native56_GLOBAL__N__b0ac79e6_17_DistanceKernel_cu_e5d96c45_4915731cdist_backward_kernel_cuda_implIdNS1_5distsIdE3oneEEEvPT_PKS6_S9_S9_S9_S6_lllllll",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8" },
+    /* 2.15.0 pdist_backward */
+    { "_ZN2at6native56_GLOBAL__N__b0ac79e6_17_DistanceKernel_cu_e5d96c45_4915731pdist_backward_kernel_cuda_implIfNS1_5distsIfE3twoEEEvPT_PKS6_S9_S9_llllS6_dd",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:4 72:8 80:8" },
+
+};
+
+/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
+ * "?" without a layout). */
+static void layout_text(const tfl_kfamily *f, const char *mangled, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    if (!f->match(mangled, &cookie)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (!f->layout(cookie, &l) || l.n < 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
+                                l.size[i]);
+}
+
+static void test_layouts(void)
+{
+    char got[512];
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        layout_text(&tfl_kfamily_distance, cubin[i].mangled, got, sizeof got);
+        if (strcmp(got, cubin[i].layout) != 0)
+            fprintf(stderr, "  %s: want %s got %s\n", cubin[i].mangled, cubin[i].layout, got);
+        CHECK(strcmp(got, cubin[i].layout) == 0);
+    }
+}
+
+/* pdist: the output count is grid.x up to 2.14, the trailing parameter
+ * from 2.15 (whose grid may be smaller).  Bogus pointers: a launch whose
+ * sizes pass the checks ends at the device-memory check. */
+static void test_total(void)
+{
+    void *c11 = NULL, *c15 = NULL;
+    CHECK(tfl_kfamily_distance.match(cubin[1].mangled, &c11));     /* 2.11 pdist<double> */
+    CHECK(tfl_kfamily_distance.match(cubin[5].mangled, &c15));     /* 2.15 pdist<double> */
+    uintptr_t bogus = 0x5000;
+    int64_t n = 5, m = 3, total = 10;
+    double p = 3, n2 = 4.5, n2sq = 19.25;
+    void *args[8] = { &bogus, &bogus, &n, &m, &p, &n2, &n2sq, &total };
+    tfl_kcall call = { .grid = { 4, 1, 1 }, .block = { 256, 1, 1 }, .args = args };
+    char err[256] = "";
+    CHECK(c11 && tfl_kfamily_distance.run(&call, c11, err, sizeof err) == TFL_ERR_UNSUPPORTED);
+    CHECK(c15 && tfl_kfamily_distance.run(&call, c15, err, sizeof err) == TFL_ERR_DEVICE);
+    total = 9;
+    CHECK(c15 && tfl_kfamily_distance.run(&call, c15, err, sizeof err) == TFL_ERR_UNSUPPORTED);
+    call.grid[0] = 10;
+    CHECK(c11 && tfl_kfamily_distance.run(&call, c11, err, sizeof err) == TFL_ERR_DEVICE);
+}
+
 int main(void)
 {
     test_match();
     test_forward();
     test_backward();
+    test_layouts();
+    test_total();
     if (failures) {
         fprintf(stderr, "test_ops_distance: %d failure(s)\n", failures);
         return 1;

@@ -3,12 +3,18 @@
  * of the gradient add into the weight-gradient rows their indices name,
  * padding skipped, repeated indices summed, an out-of-range index refused
  * before anything is written.  Reference: a double accumulation here.
+ * And the embedding family's decoder: layout() against the 2.11 and 2.15
+ * cubins' parameter tables (every kernel form, including the release
+ * changes of renorm, the per-sample-weights backward and the max-mode
+ * backward), and the later forms' new parameters read where they lie.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures, checks;
 
@@ -51,8 +57,143 @@ static void run(tfl_dtype it, int64_t padding)
             CHECK(gw[padding * L + f] == 0.5f, "padding row untouched");
 }
 
+/* Mangled names and parameter tables (offset:size) as the 2.11 and 2.15
+ * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
+ * the releases that ship the same name and layout): the family's layout()
+ * must state exactly these. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0-2.12.1: embedding_backward_feature_kernel<float, float, long> */
+    { "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a33embedding_backward_feature_kernelIfflEEvPKT1_PKT_PS6_ili",
+      "0:8 8:8 16:8 24:4 32:8 40:4" },
+    /* 2.13.0-2.15.0: embedding_backward_feature_kernel<c10::BFloat16, float, int> */
+    { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a33embedding_backward_feature_kernelIN3c108BFloat16EfiEEvPKT1_PKT_PS8_ili",
+      "0:8 8:8 16:8 24:4 32:8 40:4" },
+    /* 2.11.0-2.12.1: EmbeddingBag_updateOutputKernel_max<float, int> */
+    { "_ZN2at6native48_GLOBAL__N__9af91b36_15_EmbeddingBag_cu_c8847c2f35EmbeddingBag_updateOutputKernel_maxIfiEEvPKT0_S5_PKT_PS6_PS3_lllllSA_SA_S3_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:4 104:8" },
+    /* 2.13.0-2.15.0: EmbeddingBag_updateOutputKernel_max<double, long> */
+    { "_ZN2at6native48_GLOBAL__N__e790c892_15_EmbeddingBag_cu_c8847c2f35EmbeddingBag_updateOutputKernel_maxIdlEEvPKT0_S5_PKT_PS6_PS3_lllllSA_SA_S3_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8" },
+    /* 2.11.0-2.12.1: EmbeddingBag_updateOutputKernel_sum_mean<float, int> */
+    { "_ZN2at6native48_GLOBAL__N__9af91b36_15_EmbeddingBag_cu_c8847c2f40EmbeddingBag_updateOutputKernel_sum_meanIfiEEvPKT0_S5_PKT_PS6_PS3_llllliSA_S8_lS3_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:4 88:8 96:8 104:8 112:4 120:8" },
+    /* 2.13.0-2.15.0: EmbeddingBag_updateOutputKernel_sum_mean<double, long> */
+    { "_ZN2at6native48_GLOBAL__N__e790c892_15_EmbeddingBag_cu_c8847c2f40EmbeddingBag_updateOutputKernel_sum_meanIdlEEvPKT0_S5_PKT_PS6_PS3_llllliSA_S8_lS3_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:4 88:8 96:8 104:8 112:8 120:8" },
+    /* 2.11.0-2.12.1: EmbeddingBag_accGradParametersKernel_max<float, int> */
+    { "_ZN2at6native48_GLOBAL__N__9af91b36_15_EmbeddingBag_cu_c8847c2f40EmbeddingBag_accGradParametersKernel_maxIfiEEvPKT0_PKT_PS6_llS3_S3_",
+      "0:8 8:8 16:8 24:8 32:8 40:4 44:4" },
+    /* 2.14.1-2.15.0: EmbeddingBag_accGradParametersKernel_max<float, int> */
+    { "_ZN2at6native48_GLOBAL__N__e790c892_15_EmbeddingBag_cu_c8847c2f40EmbeddingBag_accGradParametersKernel_maxIfiEEvPKT0_PKT_PS6_llS3_l",
+      "0:8 8:8 16:8 24:8 32:8 40:4 48:8" },
+    /* 2.14.1-2.15.0: EmbeddingBag_accGradParametersKernel_max<double, long> */
+    { "_ZN2at6native48_GLOBAL__N__e790c892_15_EmbeddingBag_cu_c8847c2f40EmbeddingBag_accGradParametersKernel_maxIdlEEvPKT0_PKT_PS6_llS3_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8" },
+    /* 2.11.0-2.12.1: compute_grad_weight_bags<float, long> */
+    { "_ZN2at6native59_GLOBAL__N__4b0cc4ca_26_EmbeddingBackwardKernel_cu_5d1cf09b24compute_grad_weight_bagsIflEEvPKT0_PKT_S5_S5_lliS5_S8_lS5_PKlPNS_14AccumulateTypeIS6_Lb1EE4typeEl",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:4 56:8 64:8 72:8 80:8 88:8 96:8 104:8" },
+    /* 2.13.0-2.15.0: compute_grad_weight_bags<double, int> */
+    { "_ZN2at6native59_GLOBAL__N__791b8af4_26_EmbeddingBackwardKernel_cu_5d1cf09b24compute_grad_weight_bagsIdiEEvPKT0_PKT_S5_S5_lliS5_S8_lS5_PKlPNS_14AccumulateTypeIS6_Lb1EE4typeEl",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:4 56:8 64:8 72:8 80:8 88:8 96:8 104:8" },
+    /* 2.11.0-2.14.1: _embedding_bag_per_sample_weights_backward_kernel<float, int> */
+    { "_ZN2at6native49_embedding_bag_per_sample_weights_backward_kernelIfiEEvPKT_llS4_llPKT0_S7_llPS2_S5_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:4" },
+    /* 2.15.0: _embedding_bag_per_sample_weights_backward_kernel<float, int> */
+    { "_ZN2at6native49_embedding_bag_per_sample_weights_backward_kernelIfiEEvPKT_llS4_llPKT0_S7_llllPS2_S5_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:4" },
+    /* 2.15.0: _embedding_bag_per_sample_weights_backward_kernel<double, long> */
+    { "_ZN2at6native49_embedding_bag_per_sample_weights_backward_kernelIdlEEvPKT_llS4_llPKT0_S7_llllPS2_S5_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8" },
+    /* 2.11.0-2.12.1: renorm_kernel<float, float, int const> */
+    { "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a13renorm_kernelIffKiEEvPT_PT1_T0_S8_lllPKl",
+      "0:8 8:8 16:4 20:4 24:8 32:8 40:8 48:8" },
+    /* 2.13.0-2.15.0: renorm_kernel<float, float, int const> */
+    { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a13renorm_kernelIffKiEEvPT_PT1_T0_S8_llllPKl",
+      "0:8 8:8 16:4 20:4 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.11.0-2.12.1: renorm_kernel<double, double, long const> */
+    { "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a13renorm_kernelIddKlEEvPT_PT1_T0_S8_lllPS3_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.13.0-2.15.0: renorm_kernel<c10::Half, float, long const> */
+    { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a13renorm_kernelIN3c104HalfEfKlEEvPT_PT1_T0_SA_llllPS5_",
+      "0:8 8:8 16:4 20:4 24:8 32:8 40:8 48:8 56:8" },
+};
+
+/* layout() for a name, as "offset:size ..." ("" when not claimed). */
+static void layout_text(const char *name, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    buf[0] = 0;
+    if (!tfl_kfamily_embedding.match(name, &cookie) || !tfl_kfamily_embedding.layout(cookie, &l))
+        return;
+    size_t pos = 0;
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
+    free(cookie);
+}
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        char got[512];
+        layout_text(cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
+/* renorm_kernel 2.13+ (weights, indices, max_norm, norm_type, dim,
+ * num_rows, stride0, stride1, num_unique): a negative num_rows is refused
+ * before anything is read through the pointers. */
+static void test_renorm_num_rows(void)
+{
+    const char *name = "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a13renorm_kernelIffKiEEvPT_PT1_T0_S8_llllPKl";
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_embedding.match(name, &cookie) == 1, "2.15 renorm");
+    if (!cookie)
+        return;
+    float w[16];
+    int32_t ind[2] = { 0, 1 };
+    int64_t nu = 2, dim = 4, rows = -1, s0 = 4, s1 = 1;
+    float mx = 1.0f, nt = 2.0f;
+    void *wp = w, *ip = ind, *np = &nu;
+    void *args[9] = { &wp, &ip, &mx, &nt, &dim, &rows, &s0, &s1, &np };
+    tfl_kcall c = { .name = name, .grid = { 2, 1, 1 }, .block = { 32, 1, 1 }, .args = args };
+    char err[256] = "";
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "rows -1: %s", err);
+    rows = 4;
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE, "stack operands: %s", err);
+    free(cookie);
+}
+
+/* _embedding_bag_per_sample_weights_backward_kernel 2.15: num_bags and
+ * num_weights sit between features and the output. */
+static void test_psw_bounds(void)
+{
+    const char *name = "_ZN2at6native49_embedding_bag_per_sample_weights_backward_kernelIfiEEvPKT_llS4_llPKT0_S7_llllPS2_S5_";
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_embedding.match(name, &cookie) == 1, "2.15 psw backward");
+    if (!cookie)
+        return;
+    float g[16], w[16], out[4];
+    int32_t ind[4] = { 0 }, o2b[4] = { 0 }, pad = -1;
+    int64_t gs0 = 4, gs1 = 1, ws0 = 4, ws1 = 1, ns = 4, feat = 4, nb = -1, nw = 4;
+    void *gp = g, *wp = w, *ip = ind, *bp = o2b, *op = out;
+    void *args[14] = { &gp, &gs0, &gs1, &wp, &ws0, &ws1, &ip, &bp, &ns, &feat, &nb, &nw, &op, &pad };
+    tfl_kcall c = { .name = name, .grid = { 1, 1, 1 }, .block = { 128, 1, 1 }, .args = args };
+    char err[256] = "";
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "bags -1: %s", err);
+    nb = 4;
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE, "stack operands: %s", err);
+    free(cookie);
+}
+
 int main(void)
 {
+    test_cubin_layouts();
+    test_renorm_num_rows();
+    test_psw_bounds();
     run(TFL_DT_I64, -1);
     run(TFL_DT_I32, -1);
     run(TFL_DT_I64, 3);

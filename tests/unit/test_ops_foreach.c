@@ -1,7 +1,8 @@
 /*
  * test_ops_foreach.c - the host "foreach" op: a launch processes exactly the
  * (tensor, chunk) blocks it lists, results against double-precision
- * references, and the two-kernel norm (partials + finish).
+ * references, and the two-kernel norm (partials + finish); the decoder's
+ * parameter layouts against the cubins of several releases.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,19 @@
 
 #include "backends/host/host_ops.h"
 #include "route/optable.h"
+#include "route/torch_release.h"
+#include "mem/mem.h"
+
+/* Decode as torch 2.<minor> built with CUDA <cuda_major> (the family reads
+ * the release through tfl_torch_current, which this sets). */
+static void tfl_foreach_set_release(int minor, int cuda_major)
+{
+    tfl_torch_info t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.version, sizeof t.version, "2.%d.0", minor);
+    snprintf(t.cuda, sizeof t.cuda, "%d.0", cuda_major);
+    tfl_torch_use(&t);
+}
 
 static int failures;
 
@@ -260,12 +274,255 @@ static void test_decoder(void)
           "321 blocks accepted");
 }
 
+/* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
+ * of torch 2.<minor> record them (read with `torchfl wheel --list` and
+ * scripts/wheel_kernels.py); the names do not change between releases,
+ * the metadata sizes do (4 KB in 2.11, 32 KB from 2.12). */
+static const struct { int minor; const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 add */
+    { 11, "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_T0_DpT1_",
+      "0:3144 3144:1 3145:1 3148:4" },
+    /* 2.11.0 fused_adam */
+    { 11, "_ZN2at6native51_GLOBAL__N__f7f2fd5f_18_fused_adam_impl_cu_454205f325multi_tensor_apply_kernelINS1_32FusedOptimizerTensorListMetadataILi4EEENS1_20FusedAdamMathFunctorIfLi4ELNS0_9ADAM_MODEE0ELb0EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_",
+      "0:3336 3336:1 3344:8 3352:8 3360:8 3368:8 3376:8 3384:8 3392:1 3400:8 3408:8" },
+    /* 2.11.0 fused_adamw */
+    { 11, "_ZN2at6native60_GLOBAL__N__a67eb35d_27_fused_adamw_amsgrad_impl_cu_47c3b9eb25multi_tensor_apply_kernelINS1_32FusedOptimizerTensorListMetadataILi5EEENS1_20FusedAdamMathFunctorIN3c108BFloat16ELi5ELNS0_9ADAM_MODEE1ELb1EEEJPKfdddddbSB_SB_EEEvT_T0_DpT1_",
+      "0:3288 3288:1 3296:8 3304:8 3312:8 3320:8 3328:8 3336:8 3344:1 3352:8 3360:8" },
+    /* 2.11.0 fused_sgd */
+    { 11, "_ZN2at6native50_GLOBAL__N__c32bc2c2_17_FusedSgdKernel_cu_a550329a25multi_tensor_apply_kernelINS1_18TensorListMetadataILi3EEENS1_19FusedSgdMathFunctorIfLi3EEEJddPfddbbbS7_S7_EEEvT_T0_DpT1_",
+      "0:3144 3144:1 3152:8 3160:8 3168:8 3176:8 3184:8 3192:1 3193:1 3194:1 3200:8 3208:8" },
+    /* 2.11.0 mul */
+    { 11, "_ZN2at6native61_GLOBAL__N__538ad94b_28_ForeachBinaryOpScalarList_cu_dda10a6925multi_tensor_apply_kernelINS1_28TensorListScalarListMetadataIfLi1EEENS1_25BinaryOpScalarListFunctorIN3c104HalfELi1ELi1ELi0EEEJSt10multipliesIfEEEEvT_T0_DpT1_",
+      "0:3520 3520:1 3521:1" },
+    /* 2.11.0 div */
+    { 11, "_ZN2at6native63_GLOBAL__N__7580b8de_30_ForeachBinaryOpScalarTensor_cu_64fe0ca525multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_27BinaryOpScalarTensorFunctorIN3c108BFloat16ELi2ELi1ELi1EEEJSt7dividesIfEPS7_fEEEvT_T0_DpT1_",
+      "0:3144 3144:1 3145:1 3152:8 3160:4" },
+    /* 2.11.0 sigmoid */
+    { 11, "_ZN2at6native50_GLOBAL__N__b6ca21f8_17_ForeachUnaryOp_cu_77fe623d25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJNS0_7SigmoidIfEEEEEvT_T0_DpT1_",
+      "0:3368 3368:1 3372:4" },
+    /* 2.11.0 abs */
+    { 11, "_ZN2at6native50_GLOBAL__N__b6ca21f8_17_ForeachUnaryOp_cu_77fe623d25multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_14UnaryOpFunctorIN3c104HalfELi2ELi1ELi1EEEJNS0_3AbsIfEEEEEvT_T0_DpT1_",
+      "0:3144 3144:1 3145:1" },
+    /* 2.11.0 addcdiv */
+    { 11, "_ZN2at6native54_GLOBAL__N__f8a10d72_21_ForeachPointwiseOp_cu_ef478fac25multi_tensor_apply_kernelINS1_28TensorListScalarListMetadataIfLi4EEENS1_28PointwiseOpScalarListFunctorIfLi4ELi3ELi3EEEJSt7dividesIfEEEEvT_T0_DpT1_",
+      "0:3184 3184:1 3185:1" },
+    /* 2.11.0 amp_unscale */
+    { 11, "_ZN2at6native46_GLOBAL__N__1df100ae_13_AmpKernels_cu_3810c27325multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJZZZNS0_47_amp_foreach_non_finite_check_and_unscale_cuda_EN3c108ArrayRefINS_6TensorEEERS9_RKS9_ENKUlvE_clEvENKUlvE0_clEvEUlfE_EEEvT_T0_DpT1_",
+      "0:3368 3368:1 3376:24" },
+    /* 2.11.0 amp_update_scale */
+    { 11, "_ZN2at6native28amp_update_scale_cuda_kernelEPfPiPKfddi",
+      "0:8 8:8 16:8 24:8 32:8 40:4" },
+    /* 2.11.0 zero */
+    { 11, "_ZN2at6native50_GLOBAL__N__b6ca21f8_17_ForeachUnaryOp_cu_77fe623d25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_11ZeroFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_",
+      "0:3368 3368:1" },
+    /* 2.11.0 norm */
+    { 11, "_ZN2at6native51_GLOBAL__N__d9d46141_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE1EfLi1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_",
+      "0:3368 3368:1 3376:8 3384:4" },
+    /* 2.11.0 norm */
+    { 11, "_ZN2at6native14lpnorm_cleanupIN3c104HalfELNS0_8NormTypeE2EfLb1EfEEvPKT3_NS0_19TensorListAddressesEi",
+      "0:8 8:3200 3208:4" },
+    /* 2.12.1 norm */
+    { 12, "_ZN2at6native51_GLOBAL__N__d9d46141_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE3EfLi1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_",
+      "0:25768 25768:1 25776:8 25784:4" },
+    /* 2.12.1 norm */
+    { 12, "_ZN2at6native14lpnorm_cleanupIN3c104HalfELNS0_8NormTypeE2EfLb1EfEEvPKT3_NS0_19TensorListAddressesEi",
+      "0:8 8:25600 25608:4" },
+    /* 2.15.0 add */
+    { 15, "_ZN2at6native55_GLOBAL__N__f86471ef_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_T0_DpT1_",
+      "0:24200 24200:1 24201:1 24204:4" },
+    /* 2.15.0 fused_adam */
+    { 15, "_ZN2at6native51_GLOBAL__N__b7f847be_18_fused_adam_impl_cu_454205f325multi_tensor_apply_kernelINS1_32FusedOptimizerTensorListMetadataILi4EEENS1_20FusedAdamMathFunctorIfLi4ELNS0_9ADAM_MODEE0ELb0EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_",
+      "0:25544 25544:1 25552:8 25560:8 25568:8 25576:8 25584:8 25592:8 25600:1 25608:8 25616:8" },
+    /* 2.15.0 fused_adamw */
+    { 15, "_ZN2at6native60_GLOBAL__N__672db9b8_27_fused_adamw_amsgrad_impl_cu_47c3b9eb25multi_tensor_apply_kernelINS1_32FusedOptimizerTensorListMetadataILi5EEENS1_20FusedAdamMathFunctorIN3c108BFloat16ELi5ELNS0_9ADAM_MODEE1ELb1EEEJPKfdddddbSB_SB_EEEvT_T0_DpT1_",
+      "0:25208 25208:1 25216:8 25224:8 25232:8 25240:8 25248:8 25256:8 25264:1 25272:8 25280:8" },
+    /* 2.15.0 fused_sgd */
+    { 15, "_ZN2at6native50_GLOBAL__N__169a4528_17_FusedSgdKernel_cu_a550329a25multi_tensor_apply_kernelINS1_18TensorListMetadataILi3EEENS1_19FusedSgdMathFunctorIfLi3EEEJddPfddbbbS7_S7_EEEvT_T0_DpT1_",
+      "0:24200 24200:1 24208:8 24216:8 24224:8 24232:8 24240:8 24248:1 24249:1 24250:1 24256:8 24264:8" },
+    /* 2.15.0 mul */
+    { 15, "_ZN2at6native61_GLOBAL__N__832b9cb6_28_ForeachBinaryOpScalarList_cu_dda10a6925multi_tensor_apply_kernelINS1_28TensorListScalarListMetadataIfLi1EEENS1_25BinaryOpScalarListFunctorIN3c104HalfELi1ELi1ELi0EEEJSt10multipliesIfEEEEvT_T0_DpT1_",
+      "0:26880 26880:1 26881:1" },
+    /* 2.15.0 div */
+    { 15, "_ZN2at6native63_GLOBAL__N__d2244290_30_ForeachBinaryOpScalarTensor_cu_64fe0ca525multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_27BinaryOpScalarTensorFunctorIN3c108BFloat16ELi2ELi1ELi1EEEJSt7dividesIfEPS7_fEEEvT_T0_DpT1_",
+      "0:24200 24200:1 24201:1 24208:8 24216:4" },
+    /* 2.15.0 sigmoid */
+    { 15, "_ZN2at6native50_GLOBAL__N__637ba612_17_ForeachUnaryOp_cu_77fe623d25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJNS0_7SigmoidIfEEEEEvT_T0_DpT1_",
+      "0:25768 25768:1 25772:4" },
+    /* 2.15.0 abs */
+    { 15, "_ZN2at6native50_GLOBAL__N__637ba612_17_ForeachUnaryOp_cu_77fe623d25multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_14UnaryOpFunctorIN3c104HalfELi2ELi1ELi1EEEJNS0_3AbsIfEEEEEvT_T0_DpT1_",
+      "0:24200 24200:1 24201:1" },
+    /* 2.15.0 addcdiv */
+    { 15, "_ZN2at6native54_GLOBAL__N__ae7e1889_21_ForeachPointwiseOp_cu_ef478fac25multi_tensor_apply_kernelINS1_28TensorListScalarListMetadataIfLi4EEENS1_28PointwiseOpScalarListFunctorIfLi4ELi3ELi3EEEJSt7dividesIfEEEEvT_T0_DpT1_",
+      "0:24528 24528:1 24529:1" },
+    /* 2.15.0 amp_unscale */
+    { 15, "_ZN2at6native46_GLOBAL__N__3be26839_13_AmpKernels_cu_3810c27325multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_14UnaryOpFunctorIfLi1ELi1ELi0EEEJZZZNS0_47_amp_foreach_non_finite_check_and_unscale_cuda_EN3c108ArrayRefINS_6TensorEEERS9_RKS9_ENKUlvE_clEvENKUlvE0_clEvEUlfE_EEEvT_T0_DpT1_",
+      "0:25768 25768:1 25776:24" },
+    /* 2.15.0 amp_update_scale */
+    { 15, "_ZN2at6native28amp_update_scale_cuda_kernelEPfPiPKfddi",
+      "0:8 8:8 16:8 24:8 32:8 40:4" },
+    /* 2.15.0 zero */
+    { 15, "_ZN2at6native50_GLOBAL__N__637ba612_17_ForeachUnaryOp_cu_77fe623d25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS1_11ZeroFunctorIfLi1ELi1ELi0EEEJEEEvT_T0_DpT1_",
+      "0:25768 25768:1" },
+
+};
+
+/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
+ * "?" without a layout). */
+static void layout_text(const char *mangled, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    if (!tfl_kfamily_foreach.match(mangled, &cookie)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (!tfl_kfamily_foreach.layout(cookie, &l) || l.n < 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
+                                l.size[i]);
+}
+
+static void test_layouts(void)
+{
+    char got[512];
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        tfl_foreach_set_release(cubin[i].minor, 13);
+        layout_text(cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "2.%d %s: want %s got %s", cubin[i].minor,
+              cubin[i].mangled, cubin[i].layout, got);
+    }
+    /* NormType is { L1, L2, LInf } in 2.11 and { L0, L1, L2, LInf } from
+     * 2.12: value 0 is L1 in 2.11 and the undecoded L0 in 2.12; value 3
+     * exists from 2.12 only */
+    static const char lp0[] =
+        "_ZN2at6native51_GLOBAL__N__d9d46141_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE0EfLi1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_";
+    static const char clean0[] =
+        "_ZN2at6native14lpnorm_cleanupIfLNS0_8NormTypeE0EfLb1EfEEvPKT3_NS0_19TensorListAddressesEi";
+    static const char clean3[] =
+        "_ZN2at6native14lpnorm_cleanupIfLNS0_8NormTypeE3EfLb1EfEEvPKT3_NS0_19TensorListAddressesEi";
+    void *cookie = NULL;
+    tfl_foreach_set_release(11, 13);
+    CHECK(tfl_kfamily_foreach.match(lp0, &cookie) == 1, "2.11 L1 partials");
+    CHECK(tfl_kfamily_foreach.match(clean0, &cookie) == 1, "2.11 L1 cleanup");
+    CHECK(tfl_kfamily_foreach.match(clean3, &cookie) == 0, "2.11 NormType 3");
+    tfl_foreach_set_release(12, 13);
+    CHECK(tfl_kfamily_foreach.match(lp0, &cookie) == 0, "2.12 L0 partials claimed");
+    CHECK(tfl_kfamily_foreach.match(clean0, &cookie) == 0, "2.12 L0 cleanup claimed");
+    CHECK(tfl_kfamily_foreach.match(clean3, &cookie) == 1, "2.12 LInf cleanup");
+    /* 2.15's L0 (packed partials form) */
+    tfl_foreach_set_release(15, 13);
+    CHECK(tfl_kfamily_foreach.match(
+              "_ZN2at6native51_GLOBAL__N__99dedba0_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE0EfLi1ELi1ELi0EEEJPfPKlEEEvT_T0_DpT1_",
+              &cookie) == 0, "2.15 L0 partials claimed");
+    /* a CUDA 12 build keeps the 4 KB metadata */
+    tfl_foreach_set_release(12, 12);
+    layout_text(cubin[0].mangled, got, sizeof got);
+    CHECK(strcmp(got, "0:3144 3144:1 3145:1 3148:4") == 0, "CUDA 12 build: %s", got);
+    tfl_foreach_set_release(11, 13);
+}
+
+/* 2.15's lpnorm_cleanup(partials, addresses, int64 offsets, first):
+ * block b reduces partials[offsets[first + b] .. offsets[first + b + 1]). */
+static void test_cleanup_offsets(void)
+{
+    static const char cleanup[] =
+        "_ZN2at6native14lpnorm_cleanupIfLNS0_8NormTypeE2EfLb1EfEEvPKT3_NS0_19TensorListAddressesEPKli";
+    void *cookie = NULL;
+    tfl_foreach_set_release(15, 13);
+    CHECK(tfl_kfamily_foreach.match(cleanup, &cookie) == 1, "2.15 cleanup");
+    static int64_t offsets[4] = { 5, 0, 3, 3 };   /* first = 1: tensors [0,3) [3,3) */
+    static unsigned char addrs[25600];
+    static float out[1];
+    CHECK(tfl_mem_register(offsets, sizeof offsets, TFL_MEM_HOST_REGISTERED, 0, 0) == TFL_OK,
+          "register");
+    CHECK(tfl_mem_register(out, sizeof out, TFL_MEM_HOST_REGISTERED, 0, 0) == TFL_OK,
+          "register");
+    uintptr_t bogus = 0x4000, o = (uintptr_t)out;
+    memcpy(addrs, &o, 8);
+    const int64_t *op = offsets;
+    int32_t first = 1;
+    void *args[4] = { &bogus, addrs, &op, &first };
+    tfl_kcall call = { .name = cleanup, .grid = { 1, 1, 1 }, .block = { 512, 1, 1 },
+                       .args = args };
+    char err[256] = "";
+    /* tensor 0's 3 partials are no device memory */
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "bogus partials accepted: %s", err);
+    /* offsets past the array (first 3: entries 3 and 4) */
+    first = 3;
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "offsets past the registered array accepted: %s", err);
+    /* decreasing offsets (first 0: 5 .. 0) */
+    first = 0;
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID,
+          "decreasing offsets accepted: %s", err);
+    tfl_mem_unregister(offsets, TFL_MEM_HOST_REGISTERED);
+    tfl_mem_unregister(out, TFL_MEM_HOST_REGISTERED);
+    tfl_foreach_set_release(11, 13);
+}
+
+/* The 32 KB metadata (2.12 on): uint16 block_to_tensor, 2240 blocks. */
+static void test_decoder_32k(void)
+{
+    static const char add_list[] =
+        "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_T0_DpT1_";
+    void *cookie = NULL;
+    tfl_foreach_set_release(15, 13);
+    CHECK(tfl_kfamily_foreach.match(add_list, &cookie) == 1, "add list");
+    /* TensorListMetadata<2>: addresses[2][448], numel[448], b2t[2240]
+     * (uint16), b2c[2240] */
+    static unsigned char meta[24200];
+    memset(meta, 0, sizeof meta);
+    const size_t T = 448, b2t = 3 * T * 8, b2c = b2t + 2 * 2240;
+    uintptr_t bogus = 0x3000;
+    int64_t numel = 100;
+    memcpy(meta + 8 * 300, &bogus, 8);        /* list 0, tensor 300 */
+    memcpy(meta + 8 * (T + 300), &bogus, 8);  /* list 1, tensor 300 */
+    memcpy(meta + 2 * T * 8 + 8 * 300, &numel, 8);
+    uint16_t t300 = 300;
+    memcpy(meta + b2t, &t300, 2);             /* block 0 -> tensor 300 */
+    unsigned char functor = 0, opfn = 0;
+    float alpha = 1.0f;
+    void *args[4] = { meta, &functor, &opfn, &alpha };
+    tfl_kcall call = { .name = add_list, .grid = { 1, 1, 1 }, .block = { 512, 1, 1 },
+                       .args = args };
+    char err[256] = "";
+    /* tensor 300 (beyond 2.11's 64) is read, and its bogus lists refused */
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "bogus tensor list accepted: %s", err);
+    /* a block naming tensor 500 (only 448 fit) */
+    uint16_t t500 = 500;
+    memcpy(meta + b2t, &t500, 2);
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID,
+          "tensor index beyond the metadata accepted: %s", err);
+    /* chunk 5 of a 100-element tensor */
+    int32_t chunk = 5;
+    memcpy(meta + b2t, &t300, 2);
+    memcpy(meta + b2c, &chunk, 4);
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID,
+          "chunk beyond the tensor accepted: %s", err);
+    /* 2240 blocks fit, 2241 do not */
+    call.grid[0] = 2241;
+    CHECK(tfl_kfamily_foreach.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+          "2241 blocks accepted");
+    tfl_foreach_set_release(11, 13);
+}
+
 int main(void)
 {
     test_chunk_subsets();
     test_kinds();
     test_norm();
     test_decoder();
+    test_layouts();
+    test_decoder_32k();
+    test_cleanup_offsets();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

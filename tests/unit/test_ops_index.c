@@ -4,12 +4,17 @@
  * scatter_add over an iteration, advanced indexing get/put with negative
  * indices, arange/linspace; bad indices refused before any write.
  * References are computed here with plain nested loops over coordinates.
+ * The family's stated parameter layouts against the 2.11 and 2.15 cubins'
+ * (and release-specific forms), and a dim-0 scatter-add decoded and run.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "mem/mem.h"
+#include "route/optable.h"
+#include "route/runtime.h"
 
 static int failures, checks;
 
@@ -437,8 +442,217 @@ static void test_reduce_functors(void)
     }
 }
 
+/* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
+ * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
+ * read them): the family must claim each and state exactly that layout. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 */
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16flip_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorEEUliE_EEvlT1_",
+      "0:8 8:520" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_21index_put_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorEN3c108ArrayRefIlEESA_EUlPcPKclE_EEvRNS_18TensorIteratorBaseESA_SA_RKT_bEUliE_EEvlT1_",
+      "0:8 8:1240" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_22index_copy_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorElllEUliE_EEvlT1_",
+      "0:8 8:648" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_22index_fill_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorElllT_EUliE_EEvlT1_",
+      "0:8 16:560" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_22index_fill_kernel_implINS0_10OpaqueTypeILi2EEEEEvRNS_14TensorIteratorElllT_EUliE_EEvlT1_",
+      "0:8 8:544" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_17index_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_18TensorIteratorBaseEN3c108ArrayRefIlEESA_EUlPcPKclE_EEvS7_SA_SA_RKT_bEUliE_EEvlT1_",
+      "0:8 8:1240" },
+    { "_ZN2at6native24vectorized_gather_kernelILi16EiEEvPcS2_PT0_illllb",
+      "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:1" },
+    { "_ZN44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb24indexing_backward_kernelIN3c108BFloat16ELi4EEEvPKlS4_PKT_PS5_llllb",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:1" },
+    { "_ZN2at6native44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb21indexSelectSmallIndexIN3c108BFloat16EljLin1ELin1ELin1EEEvNS_4cuda6detail10TensorInfoIT_T1_EENS7_IKS8_S9_EENS7_IKT0_S9_EEiiS9_l",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8" },
+    { "_ZN2at6native19indexFuncLargeIndexIN3c108BFloat16ElmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_SA_llRKT6_S9_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:2" },
+    { "_ZN2at6native19indexFuncLargeIndexIflmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:4" },
+    { "_ZN2at6native19indexFuncLargeIndexIdlmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:8" },
+    { "_ZN2at6native19indexFuncLargeIndexIN3c108BFloat16EljLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_SA_llRKT6_S9_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:2" },
+    { "_ZN2at6native19indexFuncSmallIndexIN3c108BFloat16EljLin1ELin1ELin1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_llRKT5_S9_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8 672:8 680:8 688:2" },
+    { "_ZN2at6native19indexFuncLargeIndexIfljLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:4" },
+    { "_ZN2at6native19indexFuncSmallIndexIfljLin1ELin1ELin1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_llRKT5_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8 672:8 680:8 688:4" },
+    { "_ZN2at6native19indexFuncLargeIndexIdljLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:8" },
+    { "_ZN2at6native19indexFuncSmallIndexIdljLin1ELin1ELin1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_llRKT5_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8 672:8 680:8 688:8" },
+    { "_ZN2at6native19indexFuncLargeIndexIN3c108BFloat16ElmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_SA_llRKT6_S9_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:2" },
+    { "_ZN2at6native19indexFuncLargeIndexIflmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:4" },
+    { "_ZN2at6native19indexFuncLargeIndexIdlmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:8" },
+    { "_ZN2at6native19indexFuncLargeIndexIN3c108BFloat16EljLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_SA_llRKT6_S9_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:2" },
+    { "_ZN2at6native19indexFuncSmallIndexIN3c108BFloat16EljLin1ELin1ELin1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_llRKT5_S9_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8 672:8 680:8 688:2" },
+    { "_ZN2at6native19indexFuncLargeIndexIfljLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:4" },
+    { "_ZN2at6native19indexFuncSmallIndexIfljLin1ELin1ELin1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_llRKT5_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8 672:8 680:8 688:4" },
+    { "_ZN2at6native19indexFuncLargeIndexIdljLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT6_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:8" },
+    { "_ZN2at6native19indexFuncSmallIndexIdljLin1ELin1ELin1ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_llRKT5_S7_",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8 672:8 680:8 688:8" },
+    { "_ZN50_GLOBAL__N__fa15d16e_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE0_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE",
+      "0:4 8:40 48:8" },
+    { "_ZN50_GLOBAL__N__fa15d16e_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE",
+      "0:4 8:48 56:8" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EN3c108BFloat16ElEclINS0_10ReduceMeanEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EN3c108BFloat16ElEclINS0_14ReduceMultiplyEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_34_cuda_scatter_fill_internal_kernelINS0_10OpaqueTypeILi16EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorES4_lllRKT_EUliE_EEviT1_",
+      "0:4 16:576" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_34_cuda_scatter_fill_internal_kernelINS0_10OpaqueTypeILi2EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorES4_lllRKT_EUliE_EEviT1_",
+      "0:4 8:560" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1ENS0_10OpaqueTypeILi16EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb0ENS0_10OpaqueTypeILi16EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native40_GLOBAL__N__0f1a8107_8_Shape_cu_49f7391c19CatArrayBatchedCopyINS1_10OpaqueTypeILj16EEEjLi4ELi64ELi64EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_",
+      "0:8 8:3392 3400:32 3432:4 3436:4" },
+    { "_ZN2at6native40_GLOBAL__N__0f1a8107_8_Shape_cu_49f7391c19CatArrayBatchedCopyINS1_10OpaqueTypeILj16EEEjLi4ELi128ELi1EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_",
+      "0:8 8:2720 2728:32 2760:4 2764:4" },
+    { "_ZN2at6native16triu_tril_kernelIblLb1ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_",
+      "0:416 416:416 832:8 840:8 848:8" },
+    { "_ZN2at6native16triu_tril_kernelIbiLb1ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_",
+      "0:216 216:216 432:8 440:8 448:4" },
+    { "_ZN2at6native16triu_tril_kernelIblLb0ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_",
+      "0:416 416:416 832:8 840:8 848:8" },
+    { "_ZN2at6native16triu_tril_kernelIbiLb0ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_",
+      "0:216 216:216 432:8 440:8 448:4" },
+    /* 2.15.0 */
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16flip_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorEEUliE_EEvlT1_",
+      "0:8 8:520" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_21index_put_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorEN3c108ArrayRefIlEESA_EUlPcPKclE_EEvRNS_18TensorIteratorBaseESA_SA_RKT_bEUliE_EEvlT1_",
+      "0:8 8:1240" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_22index_copy_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorElllEUliE_EEvlT1_",
+      "0:8 8:648" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_22index_fill_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorElllT_EUliE_EEvlT1_",
+      "0:8 16:560" },
+    { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_17index_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_18TensorIteratorBaseEN3c108ArrayRefIlEESA_EUlPcPKclE_EEvS7_SA_SA_RKT_bEUliE_EEvlT1_",
+      "0:8 8:1240" },
+    { "_ZN2at6native24vectorized_gather_kernelILi16EiEEvPcS2_PT0_illllb",
+      "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:1" },
+    { "_ZN44_GLOBAL__N__b23ef953_11_Indexing_cu_89862edb24indexing_backward_kernelIN3c108BFloat16ELi4EEEvPKlS4_PKT_PS5_llllb",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:1" },
+    { "_ZN2at6native44_GLOBAL__N__b23ef953_11_Indexing_cu_89862edb21indexSelectSmallIndexIN3c108BFloat16EljLin1ELin1ELin1EEEvNS_4cuda6detail10TensorInfoIT_T1_EENS7_IKS8_S9_EENS7_IKT0_S9_EEiiS9_l",
+      "0:216 216:216 432:216 648:4 652:4 656:4 664:8" },
+    { "_ZN2at6native19indexFuncLargeIndexIN3c108BFloat16ElmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__b23ef953_11_Indexing_cu_89862edb14ReduceMultiplyEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_SA_llRKT6_S9_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:2" },
+    { "_ZN2at6native19indexFuncLargeIndexIN3c108BFloat16ElmLin1ELin1ELin1ELb1ENS0_44_GLOBAL__N__b23ef953_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS8_IKS9_SA_EENS8_IKT0_SA_EEiiSA_SA_llRKT6_S9_",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:2" },
+    { "_ZN50_GLOBAL__N__2fa45684_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE0_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE",
+      "0:4 8:40 48:8" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EN3c108BFloat16ElEclINS0_10ReduceMeanEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1EN3c108BFloat16ElEclINS0_14ReduceMultiplyEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_34_cuda_scatter_fill_internal_kernelINS0_10OpaqueTypeILi16EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorES4_lllRKT_EUliE_EEviT1_",
+      "0:4 16:576" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb1ENS0_10OpaqueTypeILi16EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native34_scatter_gather_elementwise_kernelILi128ELi8EZNS0_36_cuda_scatter_gather_internal_kernelILb0ENS0_10OpaqueTypeILi16EEElEclINS0_12TensorAssignEEEvRNS_14TensorIteratorElllRKT_EUliE_EEviT1_",
+      "0:4 8:664" },
+    { "_ZN2at6native40_GLOBAL__N__f1f992fe_8_Shape_cu_49f7391c19CatArrayBatchedCopyINS1_10OpaqueTypeILj16EEEjLi4ELi64ELi64EEEvPT_NS1_25CatArrInputTensorMetadataIS5_T0_XT2_EXT3_EEENS1_16TensorSizeStrideIS8_Lj4EEEiS8_",
+      "0:8 8:3392 3400:32 3432:4 3436:4" },
+    { "_ZN2at6native16triu_tril_kernelIblLb1ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_",
+      "0:416 416:416 832:8 840:8 848:8" },
+    { "_ZN2at6native16triu_tril_kernelIblLb0ELi8ELb0EEEvNS_4cuda6detail10TensorInfoIT_T0_EENS4_IKS5_S6_EEllS6_",
+      "0:416 416:416 832:8 840:8 848:8" },
+    /* arange (the elementwise family claims it first in a lookup) */
+    { "_ZN50_GLOBAL__N__fa15d16e_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE5_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE",
+      "0:4 8:16 24:8" },
+    { "_ZN50_GLOBAL__N__2fa45684_17_RangeFactories_cu_38772b0829elementwise_kernel_with_indexIiZZZN2at6native15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_EEvT_T0_PN15function_traitsISD_E11result_typeE",
+      "0:4 8:24 32:8" },
+    /* release-specific forms: 2.12's indexFuncLargeIndex (an unroll constant
+     * and a trailing IntDivider), the dim-0 scatter-add of 2.13 / 2.14 and
+     * its 2.15 name */
+    { "_ZN2at6native19indexFuncLargeIndexIfljLi1ELi1ELin2ELb1ELi4ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT7_S7_NS5_10IntDividerIS8_EE",
+      "0:216 216:216 432:216 648:4 652:4 656:4 660:4 664:8 672:8 680:8 688:4 692:12" },
+    { "_ZN2at6native19indexFuncLargeIndexIdlmLin1ELin1ELin1ELb1ELi4ENS0_44_GLOBAL__N__50c743a2_11_Indexing_cu_89862edb9ReduceAddEEEvNS_4cuda6detail10TensorInfoIT_T1_EENS6_IKS7_S8_EENS6_IKT0_S8_EEiiS8_S8_llRKT7_S7_NS5_10IntDividerIS8_EE",
+      "0:416 416:416 832:416 1248:4 1252:4 1256:8 1264:8 1272:8 1280:8 1288:8 1296:8 1304:8" },
+    { "_ZN2at6native29vectorized_scatter_add_kernelILi16EflEEvPT0_PKS2_PKT1_illllii",
+      "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:4 68:4" },
+    { "_ZN2at6native25vectorized_scatter_kernelINS0_12ScatterAddOpELi16EN3c108BFloat16ElEEvPT1_PKS5_PKT2_illllii",
+      "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:4 68:4" },
+};
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        void *ck = NULL;
+        tfl_klayout l = { 0 };
+        char got[512] = "";
+        int claimed = tfl_kfamily_index.match(cubin[i].mangled, &ck);
+        CHECK(claimed && tfl_kfamily_index.layout(ck, &l), "not claimed or no layout: %s",
+              cubin[i].mangled);
+        if (!claimed)
+            continue;
+        for (int k = 0, pos = 0; k < l.n; k++)
+            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
+                            l.offset[k], l.size[k]);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
+/* vectorized_scatter_add_kernel decoded from a synthesized launch (pool
+ * memory) and run: self row idx[e] += src row e. */
+static void test_scatter_add_rows_decode(void)
+{
+    enum { ROWS = 4, INNER = 3, N = 5 };
+    const char *name = "_ZN2at6native29vectorized_scatter_add_kernelILi16EflEEvPT0_PKS2_PKT1_illllii";
+    float *self = NULL, *src = NULL;
+    int64_t *idx = NULL;
+    CHECK(tfl_rt_init() == TFL_OK, "runtime");
+    if (tfl_mem_alloc(ROWS * INNER * 4, TFL_MEM_DEVICE, 0, 0, (void **)&self) != TFL_OK ||
+        tfl_mem_alloc(N * INNER * 4, TFL_MEM_DEVICE, 0, 0, (void **)&src) != TFL_OK ||
+        tfl_mem_alloc(N * 8, TFL_MEM_DEVICE, 0, 0, (void **)&idx) != TFL_OK) {
+        CHECK(0, "pool allocation");
+        return;
+    }
+    const int64_t ix[N] = { 0, 2, 2, 3, 0 };
+    float ref[ROWS * INNER];
+    for (int i = 0; i < ROWS * INNER; i++)
+        ref[i] = self[i] = (float)i;
+    for (int e = 0; e < N; e++) {
+        idx[e] = ix[e];
+        for (int j = 0; j < INNER; j++) {
+            src[e * INNER + j] = 0.5f * (float)(e + 1) + (float)j;
+            ref[ix[e] * INNER + j] += src[e * INNER + j];
+        }
+    }
+    int32_t n = N, tpe = 32, epb = 8;
+    int64_t slice = INNER * 4, rows = ROWS, dst_st = INNER * 4, src_st = INNER * 4;
+    void *args[] = { &self, &src, &idx, &n, &slice, &rows, &dst_st, &src_st, &tpe, &epb };
+    tfl_kcall c = { name, { 1, 1, 1 }, { 256, 1, 1 }, 0, args, NULL };
+    void *ck = NULL;
+    char err[256] = "";
+    CHECK(tfl_kfamily_index.match(name, &ck) && strcmp(tfl_kfamily_index.op_name(ck),
+                                                       "index_add_rows") == 0, "claimed");
+    CHECK(ck && tfl_kfamily_index.run(&c, ck, err, sizeof err) == TFL_OK, "run: %s", err);
+    int bad = 0;
+    for (int i = 0; i < ROWS * INNER; i++)
+        bad += self[i] != ref[i];
+    CHECK(bad == 0, "scatter-add rows: %d wrong", bad);
+    tfl_mem_free(self, 1u << TFL_MEM_DEVICE);
+    tfl_mem_free(src, 1u << TFL_MEM_DEVICE);
+    tfl_mem_free(idx, 1u << TFL_MEM_DEVICE);
+}
+
 int main(void)
 {
+    test_cubin_layouts();
+    test_scatter_add_rows_decode();
     test_select();
     test_index_add();
     test_gather_rows();

@@ -1,8 +1,10 @@
 /*
- * test_ops_loss.c - the host's native nll_loss op against sums written out
- * here: forward none/sum/mean with weights and ignore_index, the 1-d
- * special case, backward for each reduction, and the out-of-range target
- * error.
+ * test_ops_loss.c - the loss family: its layout() against the 2.11 and
+ * 2.15 cubins' parameter tables, decoded launches' refusals (including
+ * 2.14's int64 nll_loss2d backward sizes), and the host's native nll_loss
+ * op against sums written out here: forward none/sum/mean with weights and
+ * ignore_index, the 1-d special case, backward for each reduction, and the
+ * out-of-range target error.
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,8 +81,123 @@ static void test_decoder(void)
     CHECK(tfl_kfamily_loss.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID, "huge batch: %s", err);
 }
 
+/* Mangled names and parameter tables (offset:size) as the 2.11 and 2.15
+ * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
+ * the releases that ship the same name and layout): the family's layout()
+ * must state exactly these. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0-2.12.1: nll_loss_forward_no_reduce_cuda_kernel<float, long> */
+    { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e138nll_loss_forward_no_reduce_cuda_kernelIflEEvlN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEET_Lm1ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm2ElEESB_Lm2ESC_lEEPKT0_PSB_PKSB_ll",
+      "0:8 8:40 48:8 56:8 64:8 72:8 80:8" },
+    /* 2.11.0-2.12.1: nll_loss_forward_reduce_cuda_kernel_1d<c10::Half, unsigned char> */
+    { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e138nll_loss_forward_reduce_cuda_kernel_1dIN3c104HalfEhEEvPT_S6_PKS5_PKT0_S8_bll",
+      "0:8 8:8 16:8 24:8 32:8 40:1 48:8 56:8" },
+    /* 2.11.0-2.12.1: nll_loss_forward_reduce_cuda_kernel_2d<float, float, long> */
+    { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e138nll_loss_forward_reduce_cuda_kernel_2dIfflEEvPT_S4_PKS3_PKT1_S6_bllll",
+      "0:8 8:8 16:8 24:8 32:8 40:1 48:8 56:8 64:8 72:8" },
+    /* 2.11.0-2.12.1: nll_loss_backward_no_reduce_cuda_kernel<double, long> */
+    { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e139nll_loss_backward_no_reduce_cuda_kernelIdlEEviPKT0_N5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm0ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm1ElEESF_Lm1ESG_lEENS9_INSA_ISD_SE_Lm1ESG_lEENSJ_ILm2ElEESE_Lm2ESG_lEEPSF_ll",
+      "0:4 8:8 16:24 40:40 80:8 88:8 96:8" },
+    /* 2.11.0-2.12.1: nll_loss_backward_reduce_cuda_kernel_1d<float, long> */
+    { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e139nll_loss_backward_reduce_cuda_kernel_1dIflEEvPT_PKS3_S6_PKT0_S6_bll",
+      "0:8 8:8 16:8 24:8 32:8 40:1 48:8 56:8" },
+    /* 2.11.0-2.12.1: nll_loss_backward_reduce_cuda_kernel_2d<c10::BFloat16, long> */
+    { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e139nll_loss_backward_reduce_cuda_kernel_2dIN3c108BFloat16ElEEvPT_PKS5_PKT0_S8_S8_biill",
+      "0:8 8:8 16:8 24:8 32:8 40:1 44:4 48:4 56:8 64:8" },
+    /* 2.11.0-2.12.1: nll_loss2d_forward_kernel<float, float, long> */
+    { "_ZN2at6native45_GLOBAL__N__784d7ead_12_NLLLoss2d_cu_e9278b4625nll_loss2d_forward_kernelIfflEEvPT_S4_PKS3_PKlS6_iiil",
+      "0:8 8:8 16:8 24:8 32:8 40:4 44:4 48:4 56:8" },
+    /* 2.11.0-2.12.1: nll_loss2d_forward_size_average_kernel<float> */
+    { "_ZN2at6native45_GLOBAL__N__784d7ead_12_NLLLoss2d_cu_e9278b4638nll_loss2d_forward_size_average_kernelIfEEvPT_PKS3_",
+      "0:8 8:8" },
+    /* 2.11.0-2.12.1: nll_loss2d_backward_kernel<float> */
+    { "_ZN2at6native45_GLOBAL__N__784d7ead_12_NLLLoss2d_cu_e9278b4626nll_loss2d_backward_kernelIfEEvPT_PKS3_PKlS6_S6_biiil",
+      "0:8 8:8 16:8 24:8 32:8 40:1 44:4 48:4 52:4 56:8" },
+    /* 2.11.0-2.12.1: nll_loss2d_forward_no_reduce_kernel<float> */
+    { "_ZN2at6native45_GLOBAL__N__784d7ead_12_NLLLoss2d_cu_e9278b4635nll_loss2d_forward_no_reduce_kernelIfEEvlN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEET_Lm3ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESB_Lm4ESC_lEENS6_INS7_ISA_lLm2ESC_lEENSF_ILm3ElEElLm3ESC_lEENS6_INS7_ISA_SB_Lm2ESC_lEESJ_SB_Lm3ESC_lEEPKSB_l",
+      "0:8 8:72 80:56 136:56 192:8 200:8" },
+    /* 2.11.0-2.12.1: nll_loss2d_backward_no_reduce_kernel<float> */
+    { "_ZN2at6native45_GLOBAL__N__784d7ead_12_NLLLoss2d_cu_e9278b4636nll_loss2d_backward_no_reduce_kernelIfEEvlN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEElLm2ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEElLm3ESB_lEENS6_INS7_ISA_T_Lm2ESB_lEESF_SH_Lm3ESB_lEENS6_INS7_ISA_SH_Lm3ESB_lEENSE_ILm4ElEESH_Lm4ESB_lEEPKSH_l",
+      "0:8 8:56 64:56 120:72 192:8 200:8" },
+    /* 2.13.0-2.15.0: nll_loss_forward_reduce_cuda_kernel_2d<float, float, long> */
+    { "_ZN2at6native39_GLOBAL__N__6bd09d29_7_Loss_cu_5b0651e138nll_loss_forward_reduce_cuda_kernel_2dIfflEEvPT_S4_PKS3_PKT1_S6_bllll",
+      "0:8 8:8 16:8 24:8 32:8 40:1 48:8 56:8 64:8 72:8" },
+    /* 2.13.0-2.15.0: nll_loss_backward_no_reduce_cuda_kernel<float, unsigned char> */
+    { "_ZN2at6native39_GLOBAL__N__6bd09d29_7_Loss_cu_5b0651e139nll_loss_backward_no_reduce_cuda_kernelIfhEEviPKT0_N5torch10headeronly6detail27GenericPackedTensorAccessorINS8_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm0ENS7_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm1ElEESF_Lm1ESG_lEENS9_INSA_ISD_SE_Lm1ESG_lEENSJ_ILm2ElEESE_Lm2ESG_lEEPSF_ll",
+      "0:4 8:8 16:24 40:40 80:8 88:8 96:8" },
+    /* 2.13.0-2.15.0: nll_loss2d_forward_kernel<c10::Half, float, int> */
+    { "_ZN2at6native45_GLOBAL__N__b215459d_12_NLLLoss2d_cu_e9278b4625nll_loss2d_forward_kernelIN3c104HalfEfiEEvPT_S6_PKS5_PKlS8_iiil",
+      "0:8 8:8 16:8 24:8 32:8 40:4 44:4 48:4 56:8" },
+    /* 2.14.1-2.15.0: nll_loss2d_backward_kernel<float, int> */
+    { "_ZN2at6native45_GLOBAL__N__b215459d_12_NLLLoss2d_cu_e9278b4626nll_loss2d_backward_kernelIfiEEvPT_PKS3_PKlS6_S6_bT0_S9_il",
+      "0:8 8:8 16:8 24:8 32:8 40:1 44:4 48:4 52:4 56:8" },
+    /* 2.14.1-2.15.0: nll_loss2d_backward_kernel<double, long> */
+    { "_ZN2at6native45_GLOBAL__N__b215459d_12_NLLLoss2d_cu_e9278b4626nll_loss2d_backward_kernelIdlEEvPT_PKS3_PKlS6_S6_bT0_S9_il",
+      "0:8 8:8 16:8 24:8 32:8 40:1 48:8 56:8 64:4 72:8" },
+    /* 2.13.0-2.15.0: nll_loss2d_forward_no_reduce_kernel<c10::BFloat16> */
+    { "_ZN2at6native45_GLOBAL__N__b215459d_12_NLLLoss2d_cu_e9278b4635nll_loss2d_forward_no_reduce_kernelIN3c108BFloat16EEEvlN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS8_INS9_ISB_lLm2ESD_lEENSG_ILm3ElEElLm3ESD_lEENS8_INS9_ISB_SC_Lm2ESD_lEESK_SC_Lm3ESD_lEEPKSC_l",
+      "0:8 8:72 80:56 136:56 192:8 200:8" },
+    /* 2.13.0-2.15.0: nll_loss2d_backward_no_reduce_kernel<double> */
+    { "_ZN2at6native45_GLOBAL__N__b215459d_12_NLLLoss2d_cu_e9278b4636nll_loss2d_backward_no_reduce_kernelIdEEvlN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEElLm2ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEElLm3ESB_lEENS6_INS7_ISA_T_Lm2ESB_lEESF_SH_Lm3ESB_lEENS6_INS7_ISA_SH_Lm3ESB_lEENSE_ILm4ElEESH_Lm4ESB_lEEPKSH_l",
+      "0:8 8:56 64:56 120:72 192:8 200:8" },
+};
+
+/* layout() for a name, as "offset:size ..." ("" when not claimed). */
+static void layout_text(const char *name, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    buf[0] = 0;
+    if (!tfl_kfamily_loss.match(name, &cookie) || !tfl_kfamily_loss.layout(cookie, &l))
+        return;
+    size_t pos = 0;
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
+    free(cookie);
+}
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        char got[512];
+        layout_text(cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
+/* nll_loss2d_backward_kernel<double, long> (2.14+): n_classes and
+ * map_nelem are int64 - sizes only representable in 64 bits must be read
+ * whole (and their product refused), not truncated to 32 bits. */
+static void test_decoder_2d_backward_long(void)
+{
+    const char *name = "_ZN2at6native45_GLOBAL__N__b215459d_12_NLLLoss2d_cu_e9278b4626nll_loss2d_backward_kernelIdlEEvPT_PKS3_PKlS6_S6_bT0_S9_il";
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_loss.match(name, &cookie) == 1, "2.15 nll_loss2d backward <double, long>");
+    if (!cookie)
+        return;
+    double buf[16];
+    void *gi = buf, *go = buf, *tg = buf, *w = NULL, *tw = buf;
+    uint8_t avg = 1;
+    int64_t ncls = (int64_t)1 << 40, nelem = (int64_t)1 << 40, ign = -100;
+    int32_t bps = 1;
+    void *args[10] = {&gi, &go, &tg, &w, &tw, &avg, &ncls, &nelem, &bps, &ign};
+    tfl_kcall call = {.name = name, .grid = {2, 1, 1}, .block = {256, 1, 1}, .args = args};
+    char err[256] = "";
+    CHECK(tfl_kfamily_loss.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+          "2^80 elements accepted: %s", err);
+    ncls = 3;
+    nelem = 5;
+    CHECK(tfl_kfamily_loss.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "stack operands accepted: %s", err);
+    free(cookie);
+}
+
 int main(void)
 {
+    test_cubin_layouts();
+    test_decoder_2d_backward_long();
     test_decoder();
     srand(3);
     for (int i = 0; i < N * CL; i++)

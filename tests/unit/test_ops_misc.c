@@ -4,13 +4,16 @@
  * host_random: renorm rows (against a double reference) and sampling with
  * replacement (frequencies within 6 standard deviations of the
  * probabilities, zero-probability classes never drawn, a one-class row
- * always drawn, a bad count refused).
+ * always drawn, a bad count refused); the misc family's parameter layouts
+ * of the 2.11 and 2.15 kernels against their cubins (2.13 on name the
+ * count's iterator differently).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures, checks;
 
@@ -124,6 +127,67 @@ static void test_multinomial(void)
     CHECK(!host_random_supported(&op), "a launch with no threads was accepted");
 }
 
+/* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
+ * of torch 2.11 and 2.15 record them (read with `torchfl wheel --list`
+ * and scripts/wheel_kernels.py). */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 count_true */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS18transform_iteratorIN2at6native8internal21MapNumberOfTrueValuesEPKhiNSD_11use_defaultEEEPiyS9_iiNS7_10__identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:16 16:8 24:8 32:1 36:4 40:1" },
+    /* 2.11.0 count_true */
+    { "_ZN14at_cuda_detail3cub6detail6reduce18DeviceReduceKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS18transform_iteratorIN2at6native8internal21MapNumberOfTrueValuesEPKhiNSD_11use_defaultEEEyS9_iNS7_10__identityEEEvT0_PT3_T1_NS0_13GridEvenShareISR_EET2_T4_",
+      "0:16 16:8 24:8 32:72 104:1 105:1" },
+    /* 2.11.0 unique_bool_output */
+    { "_ZN2at6native8internal24unique_bool_write_outputEiPKiPbPl",
+      "0:4 8:8 16:8 24:8" },
+    /* 2.11.0 unique_bool_inverse */
+    { "_ZN2at6native8internal33unique_bool_write_inverse_indicesEiPKiPKbPl",
+      "0:4 8:8 16:8 24:8" },
+    /* 2.15.0 count_true */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust38_V_300200_SM_750_800_860_900_1000_120018transform_iteratorIN2at6native8internal21MapNumberOfTrueValuesEPKhNSD_11use_defaultESL_EEPiyS9_iiNS7_8identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:16 16:8 24:8 32:1 36:4 40:1" },
+    /* 2.15.0 count_true */
+    { "_ZN14at_cuda_detail3cub6detail6reduce18DeviceReduceKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust38_V_300200_SM_750_800_860_900_1000_120018transform_iteratorIN2at6native8internal21MapNumberOfTrueValuesEPKhNSD_11use_defaultESL_EEyS9_iNS7_8identityEEEvT0_PT3_T1_NS0_13GridEvenShareISR_EET2_T4_",
+      "0:16 16:8 24:8 32:72 104:1 105:1" },
+
+};
+
+/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
+ * "?" without a layout). */
+static void layout_text(const tfl_kfamily *f, const char *mangled, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    if (!f->match(mangled, &cookie)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (!f->layout(cookie, &l) || l.n < 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
+                                l.size[i]);
+}
+
+static void test_layouts(void)
+{
+    char got[512];
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        layout_text(&tfl_kfamily_misc, cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: want %s got %s", cubin[i].mangled,
+              cubin[i].layout, got);
+    }
+    /* the count over another iterator (a different value type) is not ours */
+    layout_text(&tfl_kfamily_misc, "_ZN2at6native8internal24unique_bool_write_outputEiPKiPbPi", got,
+                sizeof got);
+    CHECK(strcmp(got, "-") == 0, "int counts claimed: %s", got);
+}
+
 int main(void)
 {
     uint8_t a[] = { 1, 0, 1 }, b[] = { 1, 1, 1, 1 }, c[] = { 0, 0 }, d[64];
@@ -135,6 +199,7 @@ int main(void)
     test_unique_bool(d, 64);
     test_unique_bool(d, 0);
     test_multinomial();
+    test_layouts();
     printf("test_ops_misc: %d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -4,7 +4,10 @@
  *   y = (x - mean) / sqrt(var + eps) * g + b, var biased;
  *   dx = d/dx sum(dy * y) by the chain rule, checked against a central
  *        finite difference of that scalar in double;
- *   dgamma/dbeta as column sums, including the partial-row layout.
+ *   dgamma/dbeta as column sums, including the partial-row layout;
+ * and the norm family's decoder: layout() against the 2.11 and 2.15
+ * cubins' parameter tables, group norm's same-named kernels refused, and
+ * 2.14's leading M checked against the grid.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures, checks;
 
@@ -169,8 +173,105 @@ static void test_partials(void)
     CHECK(!host_norm_supported(&op), "fp64 not claimed");
 }
 
+/* Mangled names and parameter tables (offset:size) as the 2.11 and 2.15
+ * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
+ * the releases that ship the same name and layout): the family's layout()
+ * must state exactly these. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0-2.12.1: vectorized_layer_norm_kernel<float, float, false> */
+    { "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIffLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_",
+      "0:4 4:4 8:8 16:8 24:8 32:8 40:8 48:8" },
+    /* 2.11.0-2.12.1: RowwiseMomentsCUDAKernel<c10::Half, float, false> */
+    { "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a24RowwiseMomentsCUDAKernelIN3c104HalfEfLb0EEEvlT0_PKT_PS5_S9_",
+      "0:8 8:4 16:8 24:8 32:8" },
+    /* 2.14.1-2.15.0: RowwiseMomentsCUDAKernel<c10::Half, float, false> */
+    { "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a24RowwiseMomentsCUDAKernelIN3c104HalfEfLb0EEEvllT0_PKT_PS5_S9_",
+      "0:8 8:8 16:4 24:8 32:8 40:8" },
+    /* 2.11.0-2.12.1: LayerNormForwardCUDAKernel<c10::BFloat16, float, true> */
+    { "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a26LayerNormForwardCUDAKernelIN3c108BFloat16EfLb1EEEvlPKT_PKT0_SA_S7_S7_PS5_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8" },
+    /* 2.14.1-2.15.0: LayerNormForwardCUDAKernel<c10::BFloat16, float, true> */
+    { "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a26LayerNormForwardCUDAKernelIN3c108BFloat16EfLb1EEEvllPKT_PKT0_SA_S7_S7_PS5_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.11.0-2.12.1: layer_norm_grad_input_kernel<float, float, true> */
+    { "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28layer_norm_grad_input_kernelIffLb1EEEvPKT_S5_PKT0_S8_S5_PS3_i",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:4" },
+    /* 2.13.0-2.15.0: layer_norm_grad_input_kernel_vectorized<c10::Half, float, false> */
+    { "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a39layer_norm_grad_input_kernel_vectorizedIN3c104HalfEfLb0EEEvPKT_S7_PKT0_SA_S7_PS5_i",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:4" },
+    /* 2.11.0-2.12.1: GammaBetaBackwardCUDAKernelTemplate<float, float, 32u, 1u, 32u, true, false, false> */
+    { "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a35GammaBetaBackwardCUDAKernelTemplateIffLj32ELj1ELj32ELb1ELb0ELb0EEEvllPKT_S5_PKT0_S8_PS3_S9_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.13.0-2.15.0: GammaBetaBackwardCUDAKernelTemplate<c10::BFloat16, float, 32u, 16u, 128u, false, true, true> */
+    { "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a35GammaBetaBackwardCUDAKernelTemplateIN3c108BFloat16EfLj32ELj16ELj128ELb0ELb1ELb1EEEvllPKT_S7_PKT0_SA_PS5_SB_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.13.0-2.15.0: vectorized_layer_norm_kernel<c10::Half, float, true> */
+    { "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIN3c104HalfEfLb1EEEviT0_PKT_S8_S8_PS5_S9_PS6_",
+      "0:4 4:4 8:8 16:8 24:8 32:8 40:8 48:8" },
+};
+
+/* layout() for a name, as "offset:size ..." ("" when not claimed). */
+static void layout_text(const char *name, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    buf[0] = 0;
+    if (!tfl_kfamily_norm.match(name, &cookie) || !tfl_kfamily_norm.layout(cookie, &l))
+        return;
+    size_t pos = 0;
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
+    free(cookie);
+}
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        char got[512];
+        layout_text(cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
+/* group_norm_kernel.cu's RowwiseMomentsCUDAKernel<T> (2.11) and <T, T_ACC>
+ * (2.13) share the base name but not the meaning: not this family's. */
+static void test_group_norm_refused(void)
+{
+    void *cookie = NULL;
+    CHECK(!tfl_kfamily_norm.match("_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652024RowwiseMomentsCUDAKernelIfEEvlT_PKS3_PS3_S6_", &cookie), "2.11 group norm claimed");
+    CHECK(!tfl_kfamily_norm.match("_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_2f7922d3_2778324RowwiseMomentsCUDAKernelIffEEvlT_PKS3_PS3_S6_PT0_S8_", &cookie), "2.13 group norm claimed");
+}
+
+/* 2.14+ RowwiseMomentsCUDAKernel(M, N, eps, X, mean, rstd): the kernel
+ * never reads M (rows are blocks), so M must equal gridDim.x. */
+static void test_moments_with_m(void)
+{
+    const char *name = "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a24RowwiseMomentsCUDAKernelIN3c104HalfEfLb0EEEvllT0_PKT_PS5_S9_";
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_norm.match(name, &cookie) == 1, "2.15 moments");
+    if (!cookie)
+        return;
+    float buf[64];
+    int64_t M = 3, N = 8;
+    float eps = 1e-5f;
+    const void *x = buf;
+    float *mean = buf + 32, *rstd = buf + 40;
+    void *args[6] = { &M, &N, &eps, &x, &mean, &rstd };
+    tfl_kcall c = { .name = name, .grid = { 2, 1, 1 }, .block = { 128, 1, 1 }, .args = args };
+    char err[256] = "";
+    CHECK(tfl_kfamily_norm.run(&c, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "M != grid: %s", err);
+    c.grid[0] = 3;
+    CHECK(tfl_kfamily_norm.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE, "stack operands: %s", err);
+    free(cookie);
+}
+
 int main(void)
 {
+    test_cubin_layouts();
+    test_group_norm_refused();
+    test_moments_with_m();
     static const int shapes[][2] = { { 1, 1 }, { 3, 4 }, { 8, 128 }, { 10, 30 }, { 2, 1024 },
                                      { 65, 7 } };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)

@@ -1,7 +1,8 @@
 /*
  * test_ops_random.c - Philox4x32-10 against the Random123 known-answer
  * vectors, the cuRAND counter layout (curand_init / skipahead), and the
- * host "random" op: determinism, statistics, dropout semantics.
+ * host "random" op: determinism, statistics, dropout semantics; the
+ * decoder's parameter layouts against the cubins of 2.11 and 2.15.
  *
  * KAT source: Random123 (D. E. Shaw Research, Salmon et al., SC 2011),
  * examples/kat_vectors, lines "philox4x32 10 <ctr x4> <key x2> <out x4>".
@@ -471,6 +472,122 @@ static void test_new_kinds(void)
     free(iout);
 }
 
+/* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
+ * of torch 2.11 and 2.15 record them (read with `torchfl wheel --list`
+ * and scripts/wheel_kernels.py). */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 uniform */
+    { "_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIffPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIff6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESF_SG_",
+      "0:8 8:32 40:1 48:24" },
+    /* 2.11.0 log_normal */
+    { "_ZN2at6native63_GLOBAL__N__e27917ee_30_DistributionLogNormalKernel_cu_e7567be543distribution_elementwise_grid_stride_kernelIdLi2EZNS0_9templates4cuda20normal_and_transformIddPNS_17CUDAGeneratorImplEZZZNS4_17log_normal_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE_clEvEUldE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E_ZNS1_27distribution_nullary_kernelIdd7double2S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlidE0_EEvlNS_15PhiloxCudaStateESF_SG_",
+      "0:8 8:32 40:1 48:432" },
+    /* 2.11.0 uniform */
+    { "_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIN3c104HalfEfPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS9_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE1_clEvEUlfE_EEvSC_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIS7_f6float4S9_SL_SG_EEvSC_SI_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESH_SI_",
+      "0:8 8:32 40:1 48:24" },
+    /* 2.11.0 random_from_to */
+    { "_ZN2at6native60_GLOBAL__N__2b2da9da_27_DistributionRandomKernel_cu_f88cee4443distribution_elementwise_grid_stride_kernelImLi2EZZZNS0_9templates4cuda21random_from_to_kernelIPNS_17CUDAGeneratorImplEEEvRNS_18TensorIteratorBaseEmlT_ENKUlvE_clEvENKUlvE2_clEvEUlP24curandStatePhilox4_32_10E_ZNS1_27distribution_nullary_kernelIlm10ulonglong2S7_SF_ZZZS5_IS7_EvS9_mlSA_ENKSB_clEvENKSC_clEvEUlmE_EEvS9_T2_RKT3_T4_EUlimE0_EEvlNS_15PhiloxCudaStateET1_SJ_",
+      "0:8 8:32 40:1 48:432" },
+    /* 2.11.0 random */
+    { "_ZN2at6native60_GLOBAL__N__2b2da9da_27_DistributionRandomKernel_cu_f88cee4443distribution_elementwise_grid_stride_kernelIjLi4EZZZNS0_9templates4cuda13random_kernelIPNS_17CUDAGeneratorImplEEEvRNS_18TensorIteratorBaseET_ENKUlvE_clEvENKUlvE8_clEvEUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIbj5uint4S7_SF_ZZZS5_IS7_EvS9_SA_ENKSB_clEvENKSC_clEvEUljE_EEvS9_T2_RKT3_T4_EUlijE_EEvlNS_15PhiloxCudaStateET1_SJ_",
+      "0:8 8:32 40:1 48:16" },
+    /* 2.11.0 geometric */
+    { "_ZN2at6native63_GLOBAL__N__80bfbd72_30_DistributionGeometricKernel_cu_fa6e70a443distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIifPNS_17CUDAGeneratorImplEZZZNS4_16geometric_kernelIS7_EEvRNS_18TensorIteratorBaseEdT_ENKUlvE_clEvENKUlvE1_clEvEUlfE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIif6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESF_SG_",
+      "0:8 8:32 40:1 48:24" },
+    /* 2.11.0 bernoulli */
+    { "_ZN2at6native57_GLOBAL__N__d8df7886_24_DistributionBernoulli_cu_7537a20d43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIffPNS_17CUDAGeneratorImplEZZZNS4_16bernoulli_kernelIS7_EEvRNS_18TensorIteratorBaseEdT_ENKUlvE_clEvENKUlvE5_clEvEUlfE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIff6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlifE0_EEvlNS_15PhiloxCudaStateESF_SG_",
+      "0:8 8:32 40:1 48:424" },
+    /* 2.11.0 exponential */
+    { "_ZN2at6native65_GLOBAL__N__28278f10_32_DistributionExponentialKernel_cu_5881736643distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIN3c108BFloat16EfPNS_17CUDAGeneratorImplEZZZNS4_18exponential_kernelIS9_EEvRNS_18TensorIteratorBaseEdT_ENKUlvE_clEvENKUlvE2_clEvEUlfE_EEvSC_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIS7_f6float4S9_SL_SG_EEvSC_SI_RKT3_T4_EUlifE0_EEvlNS_15PhiloxCudaStateESH_SI_",
+      "0:8 8:32 40:1 48:424" },
+    /* 2.11.0 dropout */
+    { "_ZN2at6native43_GLOBAL__N__50f1b6c4_10_Dropout_cu_0e96ed3824fused_dropout_kernel_vecIffjLi1ELi4EbEEvNS_4cuda6detail10TensorInfoIKT_T1_EENS5_IS6_S8_EENS5_IT4_S8_EES8_T0_NS_15PhiloxCudaStateE",
+      "0:216 216:216 432:216 648:4 652:4 656:32" },
+    /* 2.11.0 dropout */
+    { "_ZN2at6native43_GLOBAL__N__50f1b6c4_10_Dropout_cu_0e96ed3820fused_dropout_kernelIN3c108BFloat16EfmLi1ELi1EbEEvNS_4cuda6detail10TensorInfoIKT_T1_EENS7_IS8_SA_EENS7_IT4_SA_EESA_T0_NS_15PhiloxCudaStateE",
+      "0:416 416:416 832:416 1248:8 1256:4 1264:32" },
+    /* 2.11.0 bernoulli */
+    { "_ZN2at4cuda57_GLOBAL__N__d8df7886_24_DistributionBernoulli_cu_7537a20d21kernelPointwiseApply2IZNS_6native9templates4cuda28bernoulli_tensor_cuda_kernelIddEEvRKNS_10TensorBaseES9_NS_15PhiloxCudaStateEEUliRdSB_SB_SB_RKdSD_SD_SD_E_dSC_mLi1ELi1ELi4ELi512ELi2EEEvNS0_6detail10TensorInfoIT0_T2_EENSG_IT1_SI_EESI_T_",
+      "0:416 416:416 832:8 840:32" },
+    /* 2.11.0 multinomial */
+    { "_ZN2at6native59_GLOBAL__N__bc3af53a_20_MultinomialKernel_cu_ef1a7132_2094532sampleMultinomialWithReplacementIfEEvNS_15PhiloxCudaStateEiPlliPKT_S7_",
+      "0:32 32:4 40:8 48:8 56:4 64:8 72:8" },
+    /* 2.11.0 multinomial_renorm */
+    { "_ZN2at6native59_GLOBAL__N__bc3af53a_20_MultinomialKernel_cu_ef1a7132_2094512renormRowsL1IdEEvPT_ll",
+      "0:8 8:8 16:8" },
+    /* 2.11.0 rrelu */
+    { "_ZN2at6native28rrelu_with_noise_cuda_kernelIdLi2EZNS0_28_rrelu_with_noise_cuda_trainIdEEvRNS_6TensorERKS3_S4_RKN3c106ScalarESA_St8optionalINS_9GeneratorEEEUlP24curandStatePhilox4_32_10E_EEviNS_15PhiloxCudaStateEPT_PKSI_SJ_ddRKT1_",
+      "0:4 8:32 40:8 48:8 56:8 64:8 72:8 80:8" },
+    /* 2.11.0 dropout_backward */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi4EZNS0_43_GLOBAL__N__50f1b6c4_10_Dropout_cu_0e96ed3819masked_scale_kernelIbffEEvRNS_6TensorERKS4_S7_T1_EUlfbE_St5arrayIPcLm3EEEEviT0_S8_",
+      "0:4 8:16 24:24" },
+    /* 2.11.0 dropout_backward */
+    { "_ZN2at6native27unrolled_elementwise_kernelIZNS0_43_GLOBAL__N__50f1b6c4_10_Dropout_cu_0e96ed3819masked_scale_kernelIbN3c104HalfEfEEvRNS_6TensorERKS6_S9_T1_EUlS5_bE_St5arrayIPcLm3EELi4E23TrivialOffsetCalculatorILi2EjESF_ILi1EjENS0_6memory15LoadWithoutCastENSI_16StoreWithoutCastEEEviT_T0_T2_T3_T4_T5_",
+      "0:4 8:16 24:24 48:1 49:1 50:1 51:1" },
+    /* 2.15.0 uniform */
+    { "_ZN2at6native55_GLOBAL__N__3bce53d0_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIffPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E_ZNS1_27distribution_nullary_kernelIff6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESF_SG_",
+      "0:8 8:32 40:1 48:24" },
+    /* 2.15.0 random */
+    { "_ZN2at6native60_GLOBAL__N__ea7ea33f_27_DistributionRandomKernel_cu_f88cee4443distribution_elementwise_grid_stride_kernelImLi2EZZZNS0_9templates4cuda32random_full_64_bits_range_kernelIPNS_17CUDAGeneratorImplEEEvRNS_18TensorIteratorBaseET_ENKUlvE_clEvENKUlvE2_clEvEUlP24curandStatePhilox4_32_10E_ZNS1_27distribution_nullary_kernelIlm10ulonglong2S7_SF_ZZZS5_IS7_EvS9_SA_ENKSB_clEvENKSC_clEvEUlmE_EEvS9_T2_RKT3_T4_EUlimE0_EEvlNS_15PhiloxCudaStateET1_SJ_",
+      "0:8 8:32 40:1 48:424" },
+    /* 2.15.0 cauchy */
+    { "_ZN2at6native60_GLOBAL__N__37cf237f_27_DistributionCauchyKernel_cu_d62eea8743distribution_elementwise_grid_stride_kernelIdLi2EZNS0_9templates4cuda21uniform_and_transformIddPNS_17CUDAGeneratorImplEZZZNS4_13cauchy_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE_clEvEUldE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E_ZNS1_27distribution_nullary_kernelIdd7double2S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlidE0_EEvlNS_15PhiloxCudaStateESF_SG_",
+      "0:8 8:32 40:1 48:432" },
+    /* 2.15.0 log_normal */
+    { "_ZN2at6native63_GLOBAL__N__45ddeda0_30_DistributionLogNormalKernel_cu_e7567be543distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda20normal_and_transformIN3c104HalfEfPNS_17CUDAGeneratorImplEZZZNS4_17log_normal_kernelIS9_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE1_clEvEUlfE_EEvSC_T1_T2_EUlP24curandStatePhilox4_32_10E_ZNS1_27distribution_nullary_kernelIS7_f6float4S9_SL_SG_EEvSC_SI_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESH_SI_",
+      "0:8 8:32 40:1 48:24" },
+    /* 2.15.0 dropout */
+    { "_ZN2at6native43_GLOBAL__N__1131530d_10_Dropout_cu_0e96ed3824fused_dropout_kernel_vecIN3c108BFloat16EfmLi1ELi8EhEEvNS_4cuda6detail10TensorInfoIKT_T1_EENS7_IS8_SA_EENS7_IT4_SA_EESA_T0_NS_15PhiloxCudaStateE",
+      "0:416 416:416 832:416 1248:8 1256:4 1264:32" },
+    /* 2.15.0 bernoulli */
+    { "_ZN2at4cuda57_GLOBAL__N__4097cdb0_24_DistributionBernoulli_cu_7537a20d21kernelPointwiseApply2IZNS_6native9templates4cuda28bernoulli_tensor_cuda_kernelIbfEEvRKNS_10TensorBaseES9_NS_15PhiloxCudaStateEEUliRbSB_SB_SB_RKfSD_SD_SD_E_bSC_jLi1ELi1ELi4ELi512ELi2EEEvNS0_6detail10TensorInfoIT0_T2_EENSG_IT1_SI_EESI_T_",
+      "0:216 216:216 432:4 440:32" },
+    /* 2.15.0 rrelu */
+    { "_ZN2at6native28rrelu_with_noise_cuda_kernelIfLi4EZNS0_28_rrelu_with_noise_cuda_trainIfEEvRNS_6TensorERKS3_S4_RKN3c106ScalarESA_St8optionalINS_9GeneratorEEEUlP24curandStatePhilox4_32_10E0_EEviNS_15PhiloxCudaStateEPT_PKSI_SJ_ddRKT1_",
+      "0:4 8:32 40:8 48:8 56:8 64:8 72:8 80:8" },
+    /* 2.15.0 dropout_backward */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi8EZNS0_43_GLOBAL__N__1131530d_10_Dropout_cu_0e96ed3819masked_scale_kernelIbffEEvRNS_6TensorERKS4_S7_T1_EUlfbE_St5arrayIPcLm3EELb1EEEviT0_S8_",
+      "0:4 8:16 24:24" },
+
+};
+
+/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
+ * "?" without a layout). */
+static void layout_text(const char *mangled, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    if (!tfl_kfamily_random.match(mangled, &cookie)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (!tfl_kfamily_random.layout(cookie, &l) || l.n < 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
+                                l.size[i]);
+}
+
+static void test_layouts(void)
+{
+    char got[512];
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        layout_text(cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: want %s got %s", cubin[i].mangled,
+              cubin[i].layout, got);
+    }
+    /* uniform_and_transform's never-launched instance for double with
+     * float4 draws (2.11-2.14 instantiate both branches): not claimed */
+    layout_text("_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIdLi2EZNS0_9templates4cuda21uniform_and_transformIddPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE_clEvEUldE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIdd6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlidE_EEvlNS_15PhiloxCudaStateESF_SG_",
+                got, sizeof got);
+    CHECK(strcmp(got, "-") == 0, "double uniform with float4 draws claimed: %s", got);
+}
+
 int main(void)
 {
     test_kat();
@@ -479,6 +596,7 @@ int main(void)
     test_dropout();
     test_decoder();
     test_new_kinds();
+    test_layouts();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

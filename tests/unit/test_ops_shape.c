@@ -7,13 +7,15 @@
  * strided (transposed) operands, and a pad as large as the input refused.
  * im2col against its definition; col2im as its adjoint (<col2im c, x> ==
  * <c, im2col x>, in double).  tril/triu index lists against a brute-force
- * walk over the matrix.
+ * walk over the matrix.  The family's stated parameter layouts against the
+ * 2.11 and 2.15 cubins'.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "route/optable.h"
 
 static int failures, checks;
 
@@ -215,8 +217,86 @@ static void test_refused(void)
     CHECK(!host_shape_supported(&op), "integer gradient claimed");
 }
 
+/* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
+ * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
+ * read them): the family must claim each and state exactly that layout. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0 */
+    { "_ZN2at6native19triu_indices_kernelIlEEvPT_lllll",
+      "0:8 8:8 16:8 24:8 32:8 40:8" },
+    { "_ZN2at6native19tril_indices_kernelIlEEvPT_lllll",
+      "0:8 8:8 16:8 24:8 32:8 40:8" },
+    { "_ZN2at6native21col2im_batched_kernelIfEEvlPKT_llllllllllllllPS2_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8 112:8 120:8 128:8 136:8" },
+    { "_ZN2at6native13col2im_kernelIffEEvlPKT_llllllllllllPS2_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8 112:8" },
+    { "_ZN2at6native13im2col_kernelIN3c108BFloat16EEEvlPKT_llllllllllllPS4_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8 112:8" },
+    { "_ZN2at6native49_GLOBAL__N__7861cdb6_16_ReflectionPad_cu_f800513936reflection_pad3d_backward_out_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESC_Lm5ESD_lEENS8_INS9_ISB_KSC_Lm4ESD_lEESH_SJ_Lm5ESD_lEElllll",
+      "0:88 88:88 176:8 184:8 192:8 200:8 208:8" },
+    { "_ZN2at6native49_GLOBAL__N__7861cdb6_16_ReflectionPad_cu_f800513927reflection_pad3d_out_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS8_INS9_ISB_SC_Lm4ESE_lEESI_SC_Lm5ESE_lEElllll",
+      "0:88 88:88 176:8 184:8 192:8 200:8 208:8" },
+    { "_ZN2at6native49_GLOBAL__N__7861cdb6_16_ReflectionPad_cu_f800513936reflection_pad1d_backward_out_kernelIN3c108BFloat16EEEvPT_PKS5_lll",
+      "0:8 8:8 16:8 24:8 32:8" },
+    { "_ZN2at6native49_GLOBAL__N__7861cdb6_16_ReflectionPad_cu_f800513927reflection_pad1d_out_kernelIN3c108BFloat16EEEvPKT_PS5_lll",
+      "0:8 8:8 16:8 24:8 32:8" },
+    { "_ZN2at6native49_GLOBAL__N__7861cdb6_16_ReflectionPad_cu_f800513936reflection_pad2d_backward_out_kernelIN3c108BFloat16EEEvPT_PKS5_lliiiiiii",
+      "0:8 8:8 16:8 24:8 32:4 36:4 40:4 44:4 48:4 52:4 56:4" },
+    { "_ZN2at6native49_GLOBAL__N__7861cdb6_16_ReflectionPad_cu_f800513927reflection_pad2d_out_kernelIN3c108BFloat16EEEvPKT_PS5_lliiiiiii",
+      "0:8 8:8 16:8 24:8 32:4 36:4 40:4 44:4 48:4 52:4 56:4" },
+    { "_ZN2at6native54_GLOBAL__N__97d1f621_21_ReplicationPadding_cu_4a93dcdf32replication_pad_forward_kernel3dIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS8_INS9_ISB_SC_Lm4ESE_lEESI_SC_Lm5ESE_lEEiiiii",
+      "0:88 88:88 176:4 180:4 184:4 188:4 192:4" },
+    { "_ZN2at6native54_GLOBAL__N__97d1f621_21_ReplicationPadding_cu_4a93dcdf32replication_pad_forward_kernel2dIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESD_Lm4ESE_lEENS8_INS9_ISB_SC_Lm3ESE_lEESI_SC_Lm4ESE_lEEiiii",
+      "0:72 72:72 144:4 148:4 152:4 156:4" },
+    { "_ZN2at6native54_GLOBAL__N__97d1f621_21_ReplicationPadding_cu_4a93dcdf31replication_pad_backward_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm2ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESC_Lm3ESD_lEENS8_INS9_ISB_KSC_Lm2ESD_lEESH_SJ_Lm3ESD_lEEiii",
+      "0:56 56:56 112:4 116:4 120:4" },
+    { "_ZN2at6native54_GLOBAL__N__97d1f621_21_ReplicationPadding_cu_4a93dcdf32replication_pad_forward_kernel1dIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm2ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESD_Lm3ESE_lEENS8_INS9_ISB_SC_Lm2ESE_lEESI_SC_Lm3ESE_lEEiii",
+      "0:56 56:56 112:4 116:4 120:4" },
+    { "_ZN2at6native54_GLOBAL__N__97d1f621_21_ReplicationPadding_cu_4a93dcdf31replication_pad_backward_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESC_Lm5ESD_lEENS8_INS9_ISB_KSC_Lm4ESD_lEESH_SJ_Lm5ESD_lEEiiiii",
+      "0:88 88:88 176:4 180:4 184:4 188:4 192:4" },
+    { "_ZN2at6native54_GLOBAL__N__97d1f621_21_ReplicationPadding_cu_4a93dcdf31replication_pad_backward_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm3ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm4ElEESC_Lm4ESD_lEENS8_INS9_ISB_KSC_Lm3ESD_lEESH_SJ_Lm4ESD_lEEiiii",
+      "0:72 72:72 144:4 148:4 152:4 156:4" },
+    /* 2.15.0 */
+    { "_ZN2at6native19triu_indices_kernelIlEEvPT_lllll",
+      "0:8 8:8 16:8 24:8 32:8 40:8" },
+    { "_ZN2at6native19tril_indices_kernelIlEEvPT_lllll",
+      "0:8 8:8 16:8 24:8 32:8 40:8" },
+    { "_ZN2at6native21col2im_batched_kernelIfEEvlPKT_llllllllllllllPS2_l",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8 112:8 120:8 128:8 136:8" },
+    { "_ZN2at6native13im2col_kernelIN3c108BFloat16EEEvlPKT_llllllllllllPS4_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8 96:8 104:8 112:8" },
+    { "_ZN2at6native49_GLOBAL__N__a9a7c394_16_ReflectionPad_cu_f800513936reflection_pad3d_backward_out_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESC_Lm5ESD_lEENS8_INS9_ISB_KSC_Lm4ESD_lEESH_SJ_Lm5ESD_lEElllll",
+      "0:88 88:88 176:8 184:8 192:8 200:8 208:8" },
+    { "_ZN2at6native49_GLOBAL__N__a9a7c394_16_ReflectionPad_cu_f800513927reflection_pad3d_out_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS8_INS9_ISB_SC_Lm4ESE_lEESI_SC_Lm5ESE_lEElllll",
+      "0:88 88:88 176:8 184:8 192:8 200:8 208:8" },
+    { "_ZN2at6native54_GLOBAL__N__c10ee3da_21_ReplicationPadding_cu_4a93dcdf32replication_pad_forward_kernel3dIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm4ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm5ElEESD_Lm5ESE_lEENS8_INS9_ISB_SC_Lm4ESE_lEESI_SC_Lm5ESE_lEEiiiii",
+      "0:88 88:88 176:4 180:4 184:4 188:4 192:4" },
+    { "_ZN2at6native54_GLOBAL__N__c10ee3da_21_ReplicationPadding_cu_4a93dcdf31replication_pad_backward_kernelIN3c108BFloat16EEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEET_Lm2ENS6_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm3ElEESC_Lm3ESD_lEENS8_INS9_ISB_KSC_Lm2ESD_lEESH_SJ_Lm3ESD_lEEiii",
+      "0:56 56:56 112:4 116:4 120:4" },
+};
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        void *ck = NULL;
+        tfl_klayout l = { 0 };
+        char got[512] = "";
+        int claimed = tfl_kfamily_shape.match(cubin[i].mangled, &ck);
+        CHECK(claimed && tfl_kfamily_shape.layout(ck, &l), "not claimed or no layout: %s",
+              cubin[i].mangled);
+        if (!claimed)
+            continue;
+        for (int k = 0, pos = 0; k < l.n; k++)
+            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
+                            l.offset[k], l.size[k]);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
 int main(void)
 {
+    test_cubin_layouts();
     for (int t = 0; t < 2; t++)
         for (int r = 0; r < 2; r++) {
             test_pad2d(r, 1, 1, 1, 1, t);

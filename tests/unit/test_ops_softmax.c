@@ -1,5 +1,7 @@
 /*
- * test_ops_softmax.c - the host's native softmax op against the textbook
+ * test_ops_softmax.c - the softmax family: its layout() against the 2.11
+ * and 2.15 cubins' parameter tables, which names it claims, a decoded
+ * launch's refusals, and the host's native softmax op against the textbook
  * formulas evaluated in double here: last-dim rows with a row stride,
  * inner > 1 (the spatial case), log and plain, forward and backward.
  */
@@ -101,6 +103,8 @@ static void test_decoder(void)
     CHECK(tfl_kfamily_softmax.match(fwd, &c) == 1, "warp forward");
     CHECK(!strcmp(tfl_kfamily_softmax.op_name(c), "log_softmax_fwd"), "name %s", tfl_kfamily_softmax.op_name(c));
     CHECK(tfl_kfamily_softmax.match(masked, &c2) == 0, "masked claimed");
+    /* 2.15 adds the warp size (32) as a last int argument: still masked */
+    CHECK(tfl_kfamily_softmax.match("_ZN43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi4ELb0ELb1ELi32EEEvPT0_PKT_iiiPKbib", &c2) == 0, "2.15 masked claimed");
     CHECK(tfl_kfamily_softmax.match(spatial, &c2) == 1, "spatial backward");
     CHECK(!strcmp(tfl_kfamily_softmax.op_name(c2), "log_softmax_bwd"), "name %s", tfl_kfamily_softmax.op_name(c2));
     void *dst = (void *)0x10000, *src = (void *)0x20000, *mask = NULL;
@@ -114,8 +118,83 @@ static void test_decoder(void)
     CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_INVALID, "overlap: %s", err);
 }
 
+/* Mangled names and parameter tables (offset:size) as the 2.11 and 2.15
+ * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
+ * the releases that ship the same name and layout): the family's layout()
+ * must state exactly these. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    /* 2.11.0: softmax_warp_forward<float, float, float, 7, false, false> */
+    { "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi7ELb0ELb0EEEvPT0_PKT_iiiPKbib",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:4 44:1" },
+    /* 2.13.0-2.15.0: softmax_warp_forward<float, float, float, 7, false, false, 32> */
+    { "_ZN43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi7ELb0ELb0ELi32EEEvPT0_PKT_iiiPKbib",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:4 44:1" },
+    /* 2.11.0: softmax_warp_backward<c10::Half, c10::Half, float, 10, true, false> */
+    { "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6321softmax_warp_backwardIN3c104HalfES2_fLi10ELb1ELb0EEEvPT0_PKT_S7_iiiPKb",
+      "0:8 8:8 16:8 24:4 28:4 32:4 40:8" },
+    /* 2.13.0-2.15.0: softmax_warp_backward<c10::Half, c10::Half, float, 10, true, false, 32> */
+    { "_ZN43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6321softmax_warp_backwardIN3c104HalfES2_fLi10ELb1ELb0ELi32EEEvPT0_PKT_S7_iiiPKb",
+      "0:8 8:8 16:8 24:4 28:4 32:4 40:8" },
+    /* 2.11.0-2.12.1: cunn_SoftMaxForward<4, float, float, float, LogSoftMaxForwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6319cunn_SoftMaxForwardILi4EfffNS1_25LogSoftMaxForwardEpilogueEEEvPT2_PKT0_i",
+      "0:8 8:8 16:4" },
+    /* 2.11.0-2.12.1: cunn_SoftMaxForwardSmem<4, float, float, float, SoftMaxForwardEpilogue, long> */
+    { "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6323cunn_SoftMaxForwardSmemILi4EfffNS1_22SoftMaxForwardEpilogueElEEvPT2_PKT0_T4_",
+      "0:8 8:8 16:8" },
+    /* 2.13.0-2.15.0: cunn_SoftMaxForwardReg<c10::BFloat16, float, c10::BFloat16, SoftMaxForwardEpilogue, long, 4> */
+    { "_ZN2at6native43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6322cunn_SoftMaxForwardRegIN3c108BFloat16EfS4_NS1_22SoftMaxForwardEpilogueElLi4EEEvPT1_PKT_T3_",
+      "0:8 8:8 16:8" },
+    /* 2.11.0-2.12.1: cunn_SoftMaxBackward<4, float, float, float, LogSoftMaxBackwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320cunn_SoftMaxBackwardILi4EfffNS1_26LogSoftMaxBackwardEpilogueEEEvPT0_PKT2_S8_l",
+      "0:8 8:8 16:8 24:8" },
+    /* 2.13.0-2.15.0: cunn_SoftMaxBackwardSmem<8, c10::Half, float, c10::Half, SoftMaxBackwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6324cunn_SoftMaxBackwardSmemILi8EN3c104HalfEfS4_NS1_23SoftMaxBackwardEpilogueEEEvPT0_PKT2_SA_l",
+      "0:8 8:8 16:8 24:8" },
+    /* 2.11.0-2.12.1: cunn_SpatialSoftMaxForward<float, float, float, int, SoftMaxForwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6326cunn_SpatialSoftMaxForwardIfffiNS1_22SoftMaxForwardEpilogueEEEvPT1_PKT_T2_S9_S9_",
+      "0:8 8:8 16:4 20:4 24:4" },
+    /* 2.13.0-2.15.0: cunn_SpatialSoftMaxForward<double, double, double, long, LogSoftMaxForwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6326cunn_SpatialSoftMaxForwardIdddlNS1_25LogSoftMaxForwardEpilogueEEEvPT1_PKT_T2_S9_S9_",
+      "0:8 8:8 16:8 24:8 32:8" },
+    /* 2.11.0-2.12.1: cunn_SpatialSoftMaxBackward<float, float, float, LogSoftMaxBackwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6327cunn_SpatialSoftMaxBackwardIfffNS1_26LogSoftMaxBackwardEpilogueEEEvPT_PKT1_S8_jjj",
+      "0:8 8:8 16:8 24:4 28:4 32:4" },
+    /* 2.15.0: cunn_SpatialSoftMaxBackward<float, float, float, int, SoftMaxBackwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6327cunn_SpatialSoftMaxBackwardIfffiNS1_23SoftMaxBackwardEpilogueEEEvPT_PKT1_S8_T2_S9_S9_",
+      "0:8 8:8 16:8 24:4 28:4 32:4" },
+    /* 2.15.0: cunn_SpatialSoftMaxBackward<c10::Half, float, c10::Half, long, LogSoftMaxBackwardEpilogue> */
+    { "_ZN2at6native43_GLOBAL__N__f71e7945_10_SoftMax_cu_9f978f6327cunn_SpatialSoftMaxBackwardIN3c104HalfEfS4_lNS1_26LogSoftMaxBackwardEpilogueEEEvPT_PKT1_SA_T2_SB_SB_",
+      "0:8 8:8 16:8 24:8 32:8 40:8" },
+};
+
+/* layout() for a name, as "offset:size ..." ("" when not claimed). */
+static void layout_text(const char *name, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    memset(&l, 0, sizeof l);
+    buf[0] = 0;
+    if (!tfl_kfamily_softmax.match(name, &cookie) || !tfl_kfamily_softmax.layout(cookie, &l))
+        return;
+    size_t pos = 0;
+    for (int i = 0; i < l.n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
+    free(cookie);
+}
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        char got[512];
+        layout_text(cubin[i].mangled, got, sizeof got);
+        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
+              cubin[i].mangled, got, cubin[i].layout);
+    }
+}
+
 int main(void)
 {
+    test_cubin_layouts();
     test_decoder();
     for (int is_log = 0; is_log < 2; is_log++) {
         run_case(1, D, is_log);        /* contiguous rows            */

@@ -1,6 +1,8 @@
 /*
  * test_optable_batchnorm.c - the batchnorm and bucket decoders against
- * real 2.11 kernel names: which names they claim (and refuse), and that a
+ * real 2.11 kernel names: which names they claim (and refuse), the
+ * parameter layout batchnorm states for its kernels of the 2.11, 2.14 and
+ * 2.15 wheels (equal to the cubins'), and that a
  * launch whose operands are not device memory is refused with
  * TFL_ERR_DEVICE (or a bad shape with TFL_ERR_INVALID) before anything
  * runs.  The decode-and-run path is covered end to end by
@@ -50,6 +52,10 @@ static void test_names(void)
         { &tfl_kfamily_bucket, SEARCH, "searchsorted" },
         { &tfl_kfamily_bucket, HIST, "histogram" },
         { &tfl_kfamily_bucket, "_ZN2at4cuda17kernelHistogram1DIfllLi1ELi2ELin1ELNS0_23CUDAHistogramMemoryTypeE1EZNS0_21CUDA_tensor_histogramIflLb1EEEbNS_6TensorES4_S4_lNS_14AccumulateTypeIT0_Lb1EE4typeES8_NS0_13TensorArgTypeES9_S9_EUllE_EEvNS0_6detail10TensorInfoIT_T1_EESF_NSC_IKS6_SE_EElS8_S8_SE_T6_", "bincount_weighted" },
+        /* group norm's (x - mean) * rstd lambda under its 2.13+ name: 2.15
+         * renumbered the lambdas of that function, so the name no longer
+         * says which one it is */
+        { &tfl_kfamily_batchnorm, "_ZN2at6native29vectorized_elementwise_kernelILi4EZNS0_59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_977e8e6d_7046627GroupNormKernelImplInternalIffEEvRKNS_6TensorES6_S6_llllT_RS4_S8_S8_EUlfffE_St5arrayIPcLm4EELb0EEEviT0_T1_", NULL },
         /* each family only its own */
         { &tfl_kfamily_bucket, COLLECT, NULL },
         { &tfl_kfamily_batchnorm, SEARCH, NULL },
@@ -143,8 +149,157 @@ static void test_bad_operands(void)
     CHECK(launch(&tfl_kfamily_bucket, HIST, hargs, 1, 1) == TFL_ERR_INVALID, "histogram count mismatch");
 }
 
+/* Real kernel names of the torch 2.11, 2.14 and 2.15 wheels (one per kind
+ * and parameter layout; the later releases' where the layout or the name's
+ * structure changed, and a few more to show other namespace hashes are
+ * recognised) with their parameter layouts (offset:size) as the sm_80
+ * cubins record them (scripts/wheel_kernels.py): what the decoder states
+ * with layout() must be exactly that. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    { "_ZN2at6native49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi3EZZZNS1_34batch_norm_update_stats_and_invertERKNS_6TensorES5_S5_S5_ddlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm7EE16OffsetCalculatorILi4EjLb0EESC_ILi3EjLb0EEEEviT0_T1_T2_T3_",
+      "0:4 8:24 32:56 88:704 792:604" },  /* 2.11.0 batch_norm_update_stats:  */
+    { "_ZN2at6native49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi3EZZZNS1_34batch_norm_update_stats_and_invertERKNS_6TensorES5_S5_S5_ddlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm7EE23TrivialOffsetCalculatorILi4EjESC_ILi3EjEEEviT0_T1_T2_T3_",
+      "0:4 8:24 32:56 88:1 89:1" },  /* 2.11.0 batch_norm_update_stats:  */
+    { "_ZN2at6native49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi2EZZZNS1_23batch_norm_update_statsERKNS_6TensorES5_S5_S5_dlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm6EE16OffsetCalculatorILi4EjLb0EESC_ILi2EjLb0EEEEviT0_T1_T2_T3_",
+      "0:4 8:16 24:48 72:704 776:504" },  /* 2.11.0 batch_norm_update_stats:  */
+    { "_ZN2at6native49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi2EZZZNS1_23batch_norm_update_statsERKNS_6TensorES5_S5_S5_dlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm6EE23TrivialOffsetCalculatorILi4EjESC_ILi2EjEEEviT0_T1_T2_T3_",
+      "0:4 8:16 24:48 72:1 73:1" },  /* 2.11.0 batch_norm_update_stats:  */
+    { "_ZN2at6native32batch_norm_backward_elemt_kernelIffflEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS3_16DefaultPtrTraitsET2_EENS_6detail16IndexBoundsCheckILm3ESC_EESA_Lm3ESB_SC_EESH_NS5_INS6_IS9_T1_Lm0ESB_SC_EENSF_ILm1ESC_EESI_Lm1ESB_SC_EESL_NS5_INS6_IS9_T0_Lm0ESB_SC_EESK_SM_Lm1ESB_SC_EESL_SL_SH_PKii",
+      "0:56 56:56 112:24 136:24 160:24 184:24 208:24 232:56 288:8 296:4" },  /* 2.11.0 batch_norm_backward_elemt: batch_norm_backward_elemt_kernel */
+    { "_ZN2at6native32batch_norm_backward_elemt_kernelIfffiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS3_16DefaultPtrTraitsET2_EENS_6detail16IndexBoundsCheckILm3ESC_EESA_Lm3ESB_SC_EESH_NS5_INS6_IS9_T1_Lm0ESB_SC_EENSF_ILm1ESC_EESI_Lm1ESB_SC_EESL_NS5_INS6_IS9_T0_Lm0ESB_SC_EESK_SM_Lm1ESB_SC_EESL_SL_SH_PKii",
+      "0:32 32:32 64:16 80:16 96:16 112:16 128:16 144:32 176:8 184:4" },  /* 2.11.0 batch_norm_backward_elemt: batch_norm_backward_elemt_kernel */
+    { "_ZN2at6native33batch_norm_backward_reduce_kernelIffflEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS3_16DefaultPtrTraitsET2_EENS_6detail16IndexBoundsCheckILm3ESC_EESA_Lm3ESB_SC_EESH_NS5_INS6_IS9_T1_Lm0ESB_SC_EENSF_ILm1ESC_EESI_Lm1ESB_SC_EESL_SL_SL_NS5_INS6_IS9_T0_Lm0ESB_SC_EESK_SM_Lm1ESB_SC_EESO_",
+      "0:56 56:56 112:24 136:24 160:24 184:24 208:24 232:24" },  /* 2.11.0 batch_norm_backward_reduce: batch_norm_backward_reduce_kernel */
+    { "_ZN2at6native33batch_norm_backward_reduce_kernelIfffiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS3_16DefaultPtrTraitsET2_EENS_6detail16IndexBoundsCheckILm3ESC_EESA_Lm3ESB_SC_EESH_NS5_INS6_IS9_T1_Lm0ESB_SC_EENSF_ILm1ESC_EESI_Lm1ESB_SC_EESL_SL_SL_NS5_INS6_IS9_T0_Lm0ESB_SC_EESK_SM_Lm1ESB_SC_EESO_",
+      "0:32 32:32 64:16 80:16 96:16 112:16 128:16 144:16" },  /* 2.11.0 batch_norm_backward_reduce: batch_norm_backward_reduce_kernel */
+    { "_ZN2at6native36batch_norm_collect_statistics_kernelINS0_6InvStdEffflEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT0_Lm2ENS4_17RestrictPtrTraitsET3_EENS_6detail16IndexBoundsCheckILm3ESE_EESC_Lm3ESD_SE_EET2_SK_NS6_INS7_ISA_SK_Lm0ESD_SE_EENSH_ILm1ESE_EESK_Lm1ESD_SE_EESN_",
+      "0:56 56:4 60:4 64:24 88:24" },  /* 2.11.0 batch_norm_stats: batch_norm_collect_statistics_kernel */
+    { "_ZN2at6native36batch_norm_collect_statistics_kernelINS0_3VarEfffiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEEKT0_Lm2ENS4_17RestrictPtrTraitsET3_EENS_6detail16IndexBoundsCheckILm3ESE_EESC_Lm3ESD_SE_EET2_SK_NS6_INS7_ISA_SK_Lm0ESD_SE_EENSH_ILm1ESE_EESK_Lm1ESD_SE_EESN_",
+      "0:32 32:4 36:4 40:16 56:16" },  /* 2.11.0 batch_norm_stats: batch_norm_collect_statistics_kernel */
+    { "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEffLi4EEEvPKT0_PT1_S7_PVS6_PiiiS6_",
+      "0:8 8:8 16:8 24:8 32:8 40:4 44:4 48:4" },  /* 2.11.0 batch_norm_stats: batch_norm_collect_statistics_channels_last_kernel */
+    { "_ZN2at6native26batch_norm_backward_kernelIfffiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm2ENS3_16DefaultPtrTraitsET2_EENS_6detail16IndexBoundsCheckILm3ESD_EESB_Lm3ESC_SD_EESI_NS5_INS6_IS9_SA_Lm2ESC_SD_EESH_SA_Lm3ESC_SD_EENS5_INS6_IS9_T0_Lm0ESC_SD_EENSG_ILm1ESD_EESL_Lm1ESC_SD_EESO_NS5_INS6_IS9_KSL_Lm0ESC_SD_EESN_SP_Lm1ESC_SD_EESR_SR_NS5_INS6_IS9_KT1_Lm0ESC_SD_EESN_ST_Lm1ESC_SD_EESV_bSS_",
+      "0:32 32:32 64:32 96:16 112:16 128:16 144:16 160:16 176:16 192:16 208:1 212:4" },  /* 2.11.0 batch_norm_backward: batch_norm_backward_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458722batch_norm_calc_invstdERKNS_6TensorES6_dENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:552" },  /* 2.11.0 batch_norm_invstd: elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_nocastIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458722batch_norm_calc_invstdERKNS_6TensorES6_dENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:544" },  /* 2.11.0 batch_norm_invstd: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458722batch_norm_calc_invstdERKNS_6TensorES5_dENKUlvE_clEvENKUlvE0_clEvEUlfE_St5arrayIPcLm2EEEEviT0_T1_",
+      "0:4 8:16 24:16" },  /* 2.11.0 batch_norm_invstd: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458736batch_norm_elementwise_backward_evalERKNS_6TensorES6_S6_S6_ENKUlvE0_clEvENKUlvE0_clEvEUlffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:648" },  /* 2.11.0 batch_norm_backward_eval: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458736batch_norm_elementwise_backward_evalERKNS_6TensorES5_S5_S5_ENKUlvE0_clEvENKUlvE0_clEvEUlffE_St5arrayIPcLm3EEEEviT0_T1_",
+      "0:4 4:1 8:24" },  /* 2.11.0 batch_norm_backward_eval: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458736batch_norm_elementwise_backward_evalERKNS_6TensorES6_S6_S6_ENKUlvE_clEvENKUlvE0_clEvEUlfffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:752" },  /* 2.11.0 batch_norm_backward_eval: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458736batch_norm_elementwise_backward_evalERKNS_6TensorES5_S5_S5_ENKUlvE_clEvENKUlvE0_clEvEUlfffE_St5arrayIPcLm4EEEEviT0_T1_",
+      "0:4 4:1 8:32" },  /* 2.11.0 batch_norm_backward_eval: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458737batch_norm_elementwise_backward_trainERKNS_6TensorES6_S6_S6_S6_S6_S6_ENKUlvE0_clEvENKUlvE0_clEvEUlfffffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:1200" },  /* 2.11.0 batch_norm_backward_elemt: elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_nocastIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458737batch_norm_elementwise_backward_trainERKNS_6TensorES6_S6_S6_S6_S6_S6_ENKUlvE0_clEvENKUlvE0_clEvEUlfffffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:1192" },  /* 2.11.0 batch_norm_backward_elemt: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458737batch_norm_elementwise_backward_trainERKNS_6TensorES5_S5_S5_S5_S5_S5_ENKUlvE0_clEvENKUlvE0_clEvEUlfffffffE_St5arrayIPcLm8EEEEviT0_T1_",
+      "0:4 8:16 24:64" },  /* 2.11.0 batch_norm_backward_elemt: vectorized_elementwise_kernel */
+    { "_ZN2at6native32batch_norm_backward_elemt_kernelIfffiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEET_Lm2ENS3_16DefaultPtrTraitsET2_EENS_6detail16IndexBoundsCheckILm3ESC_EESA_Lm3ESB_SC_EESH_NS5_INS6_IS9_T1_Lm0ESB_SC_EENSF_ILm1ESC_EESI_Lm1ESB_SC_EESL_NS5_INS6_IS9_T0_Lm0ESB_SC_EESK_SM_Lm1ESB_SC_EESL_SL_SH_SI_",
+      "0:32 32:32 64:16 80:16 96:16 112:16 128:16 144:32 176:4" },  /* 2.11.0 batch_norm_backward_elemt: batch_norm_backward_elemt_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458722batch_norm_elementwiseERKNS_6TensorES6_RKSt8optionalIS4_ESA_S6_S6_ENKUlvE0_clEvENKUlvE0_clEvEUlfffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:968" },  /* 2.11.0 batch_norm_apply: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZZZNS0_49_GLOBAL__N__0edc5583_16_Normalization_cu_5c38458722batch_norm_elementwiseERKNS_6TensorES5_RKSt8optionalIS3_ES9_S5_S5_ENKUlvE0_clEvENKUlvE0_clEvEUlfffffE_St5arrayIPcLm6EEEEviT0_T1_",
+      "0:4 4:1 8:48" },  /* 2.11.0 batch_norm_apply: vectorized_elementwise_kernel */
+    { "_ZN2at6native33batch_norm_transform_input_kernelIfffLb1EiEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS4_14TensorAccessorIN3c108ArrayRefIlEEKT_Lm2ENS3_17RestrictPtrTraitsET3_EENS_6detail16IndexBoundsCheckILm3ESD_EESB_Lm3ESC_SD_EENS5_INS6_IS9_SA_Lm2ESC_SD_EESH_SA_Lm3ESC_SD_EENS5_INS6_IS9_NSt11conditionalIXT2_ET1_T0_E4typeELm0ESC_SD_EENSG_ILm1ESD_EESP_Lm1ESC_SD_EESS_NS5_INS6_IS9_KSN_Lm0ESC_SD_EESR_ST_Lm1ESC_SD_EESV_SM_",
+      "0:32 32:32 64:16 80:16 96:16 112:16 128:4" },  /* 2.11.0 batch_norm_apply: batch_norm_transform_input_kernel */
+    { "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelILi4EfffEEvPKT0_S4_PKT1_S7_PKT2_S7_S7_PS2_S5_ii",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:4 68:4 72:4" },  /* 2.11.0 batch_norm_backward_elemt: batch_norm_backward_elemt_channels_last_kernel */
+    { "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelILi4EfffEEvPKT0_S4_PKT1_S7_PKT2_S7_S7_PKiPS2_lii",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:4 84:4" },  /* 2.11.0 batch_norm_backward_elemt: batch_norm_backward_elemt_channels_last_kernel */
+    { "_ZN2at6native47batch_norm_backward_reduce_channels_last_kernelILi4EfffEEvPKT0_S4_PKT1_S7_PS5_S8_PT2_SA_PVS5_Piii",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:4 84:4" },  /* 2.11.0 batch_norm_backward_reduce: batch_norm_backward_reduce_channels_last_kernel */
+    { "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIfffLi4EEEvPKT_S4_PKT0_S7_PKT1_SA_PS2_iib",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:4 60:4 64:1" },  /* 2.11.0 batch_norm_apply: batch_norm_transform_input_channels_last_kernel */
+    { "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652030GammaBeta1dBackwardCUDAKernel2IfEEvlllPKT_S5_S5_S5_PS3_S6_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8" },  /* 2.11.0 group_norm_backward_gamma_beta:  */
+    { "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652036ComputeBackwardFusedParamsCUDAKernelIfEEvlllPKT_S5_S5_PKNS_14AccumulateTypeIS3_Lb1EE4typeESA_PS8_SB_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8" },  /* 2.11.0 group_norm_backward_params:  */
+    { "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652034ComputeInternalGradientsCUDAKernelIfEEvlPKT_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_",
+      "0:8 8:8 16:8 24:8 32:8" },  /* 2.11.0 group_norm_backward_sums:  */
+    { "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652038Compute1dBackwardFusedParamsCUDAKernelIfEEvllPKT_S5_S5_S5_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8" },  /* 2.11.0 group_norm_backward_params:  */
+    { "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652028ComputeFusedParamsCUDAKernelIfEEvlllPKT_S5_S5_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_",
+      "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8" },  /* 2.11.0 group_norm_params:  */
+    { "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652024RowwiseMomentsCUDAKernelIfEEvlT_PKS3_PS3_S6_",
+      "0:8 8:4 16:8 24:8 32:8" },  /* 2.11.0 group_norm_stats:  */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652019GroupNorm1dBackwardIfEEvNS_6TensorES5_S5_S5_S5_lllRS5_S6_S6_EUlfffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:968" },  /* 2.11.0 group_norm_backward_elemt: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652019GroupNorm1dBackwardIfEEvNS_6TensorES4_S4_S4_S4_lllRS4_S5_S5_EUlfffffE_St5arrayIPcLm6EEEEviT0_T1_",
+      "0:4 4:1 8:48" },  /* 2.11.0 group_norm_backward_elemt: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652035GroupNormBackwardKernelImplInternalIfEEvRKNS_6TensorES7_S7_S7_S7_llllRS5_S8_S8_EUlffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:648" },  /* 2.11.0 group_norm_backward_elemt: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652035GroupNormBackwardKernelImplInternalIfEEvRKNS_6TensorES6_S6_S6_S6_llllRS4_S7_S7_EUlffE_St5arrayIPcLm3EEEEviT0_T1_",
+      "0:4 4:1 8:24" },  /* 2.11.0 group_norm_backward_elemt: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652019GroupNorm1dBackwardIfEEvNS_6TensorES5_S5_S5_S5_lllRS5_S6_S6_EUlffffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:1080" },  /* 2.11.0 group_norm_backward_elemt: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652019GroupNorm1dBackwardIfEEvNS_6TensorES4_S4_S4_S4_lllRS4_S5_S5_EUlffffffE_St5arrayIPcLm7EEEEviT0_T1_",
+      "0:4 4:1 8:56" },  /* 2.11.0 group_norm_backward_elemt: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652018GroupNorm1dForwardIfEEvRKNS_6TensorES7_S7_S7_S7_lllRS5_EUlfffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:752" },  /* 2.11.0 group_norm_apply: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652018GroupNorm1dForwardIfEEvRKNS_6TensorES6_S6_S6_S6_lllRS4_EUlfffE_St5arrayIPcLm4EEEEviT0_T1_",
+      "0:4 4:1 8:32" },  /* 2.11.0 group_norm_apply: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652018GroupNorm1dForwardIfEEvRKNS_6TensorES7_S7_S7_S7_lllRS5_EUlffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:864" },  /* 2.11.0 group_norm_apply: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652018GroupNorm1dForwardIfEEvRKNS_6TensorES6_S6_S6_S6_lllRS4_EUlffffE_St5arrayIPcLm5EEEEviT0_T1_",
+      "0:4 4:1 8:40" },  /* 2.11.0 group_norm_apply: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652018GroupNorm1dForwardIfEEvRKNS_6TensorES7_S7_S7_S7_lllRS5_EUlfffffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:968" },  /* 2.11.0 group_norm_apply: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZNS0_59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652018GroupNorm1dForwardIfEEvRKNS_6TensorES6_S6_S6_S6_lllRS4_EUlfffffE_St5arrayIPcLm6EEEEviT0_T1_",
+      "0:4 4:1 8:48" },  /* 2.11.0 group_norm_apply: vectorized_elementwise_kernel */
+    { "_ZN2at6native49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi3EZZZNS1_34batch_norm_update_stats_and_invertERKNS_6TensorES5_S5_S5_ddlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm7EE16OffsetCalculatorILi4EjLb0EESC_ILi3EjLb0EEEEviT0_T1_T2_T3_",
+      "0:4 8:24 32:56 88:704 792:604" },  /* 2.14.1 batch_norm_update_stats:  */
+    { "_ZN2at6native49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi3EZZZNS1_34batch_norm_update_stats_and_invertERKNS_6TensorES5_S5_S5_ddlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm7EE23TrivialOffsetCalculatorILi4EjESC_ILi3EjEEEviT0_T1_T2_T3_",
+      "0:4 8:24 32:56 88:1 89:1" },  /* 2.14.1 batch_norm_update_stats:  */
+    { "_ZN2at6native49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi2EZZZNS1_23batch_norm_update_statsERKNS_6TensorES5_S5_S5_dlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm6EE16OffsetCalculatorILi4EjLb0EESC_ILi2EjLb0EEEEviT0_T1_T2_T3_",
+      "0:4 8:16 24:48 72:704 776:504" },  /* 2.14.1 batch_norm_update_stats:  */
+    { "_ZN2at6native49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458745unrolled_elementwise_kernel_for_multi_outputsILi2EZZZNS1_23batch_norm_update_statsERKNS_6TensorES5_S5_S5_dlENKUlvE_clEvENKUlvE0_clEvEUlffffE_St5arrayIPcLm6EE23TrivialOffsetCalculatorILi4EjESC_ILi2EjEEEviT0_T1_T2_T3_",
+      "0:4 8:16 24:48 72:1 73:1" },  /* 2.14.1 batch_norm_update_stats:  */
+    { "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_977e8e6d_7046624RowwiseMomentsCUDAKernelIffEEvlT_PKS3_PS3_S6_PT0_S8_",
+      "0:8 8:4 16:8 24:8 32:8 40:8 48:8" },  /* 2.14.1 group_norm_stats:  */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458722batch_norm_calc_invstdERKNS_6TensorES6_dENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:552" },  /* 2.15.0 batch_norm_invstd: elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_nocastIZZZNS0_49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458722batch_norm_calc_invstdERKNS_6TensorES6_dENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:544" },  /* 2.15.0 batch_norm_invstd: elementwise_kernel */
+    { "_ZN2at6native29vectorized_elementwise_kernelILi2EZZZNS0_49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458722batch_norm_calc_invstdERKNS_6TensorES5_dENKUlvE_clEvENKUlvE0_clEvEUlfE_St5arrayIPcLm2EELb0EEEviT0_T1_",
+      "0:4 8:16 24:16" },  /* 2.15.0 batch_norm_invstd: vectorized_elementwise_kernel */
+    { "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZZZNS0_49_GLOBAL__N__df1a5ba1_16_Normalization_cu_5c38458736batch_norm_elementwise_backward_evalERKNS_6TensorES6_S6_S6_ENKUlvE0_clEvENKUlvE0_clEvEUlffE_EEvRNS_18TensorIteratorBaseERKT_EUliE_EEviT1_",
+      "0:4 8:648" },  /* 2.15.0 batch_norm_backward_eval: elementwise_kernel */
+};
+
+static void test_cubin_layouts(void)
+{
+    const tfl_kfamily *fam = &tfl_kfamily_batchnorm;
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        void *cookie = NULL;
+        int ok = fam->match(cubin[i].mangled, &cookie);
+        CHECK(ok, "does not claim %.120s", cubin[i].mangled);
+        if (!ok)
+            continue;
+        tfl_klayout l;
+        l.n = 0;
+        ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
+        CHECK(ok, "no layout for %.120s", cubin[i].mangled);
+        if (!ok)
+            continue;
+        char buf[1024] = "";
+        size_t pos = 0;
+        for (int k = 0; k < l.n && pos < sizeof buf; k++)
+            pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
+                                    l.size[k]);
+        CHECK(strcmp(buf, cubin[i].layout) == 0, "%.120s: layout %s, the cubin's %s",
+              cubin[i].mangled, buf, cubin[i].layout);
+    }
+}
+
 int main(void)
 {
+    test_cubin_layouts();
     test_names();
     test_bad_operands();
     printf("test_optable_batchnorm: %d checks, %d failures\n", checks, failures);

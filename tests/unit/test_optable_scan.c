@@ -1,6 +1,8 @@
 /*
  * test_optable_scan.c - the scan family's decoder against real torch 2.11
- * kernel names: which it claims (and refuses), the op it reports, and
+ * (and 2.14 / 2.15) kernel names: the parameter layout it states for each
+ * (equal to the cubin's), which it claims (and refuses), the op it
+ * reports, and
  * that launches it cannot prove it understands are refused
  * (TFL_ERR_UNSUPPORTED: a second cub scan tile range, a partitioned
  * DeviceSelect, nonzero_static's write_indices) and operands outside
@@ -128,8 +130,119 @@ static void test_refusals(void)
     CHECK(launch(K_UNRAVEL, a_unr, 1, 256) == TFL_ERR_INVALID, "ndim > 25 refused");
 }
 
+/* Real kernel names of the torch 2.11, 2.14 and 2.15 wheels (one per kind
+ * and parameter layout; the later releases' where the layout or the name's
+ * structure changed, and a few more to show other namespace hashes are
+ * recognised) with their parameter layouts (offset:size) as the sm_80
+ * cubins record them (scripts/wheel_kernels.py): what the decoder states
+ * with layout() must be exactly that. */
+static const struct { const char *mangled, *layout; } cubin[] = {
+    { "_ZN14at_cuda_detail3cub6detail4scan20DeviceScanInitKernelINS0_13ScanTileStateIlLb1EEEEEvT_i",
+      "0:8 8:4" },  /* 2.11.0 cub_scan_init: DeviceScanInitKernel */
+    { "_ZN2at6native41tensor_kernel_scan_outer_dim_with_indicesIfSt10less_equalIfEEEvPKT_PS4_PljjjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 36:4 40:1" },  /* 2.11.0 cummin: tensor_kernel_scan_outer_dim_with_indices */
+    { "_ZN2at6native45tensor_kernel_scan_innermost_dim_with_indicesIfSt10less_equalIfEEEvPKT_PS4_PliijjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 36:4 40:4 44:1" },  /* 2.11.0 cummin: tensor_kernel_scan_innermost_dim_with_indices */
+    { "_ZN2at6native41tensor_kernel_scan_outer_dim_with_indicesIdSt10less_equalIdEEEvPKT_PS4_PljjjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 40:8 48:1" },  /* 2.11.0 cummin: tensor_kernel_scan_outer_dim_with_indices */
+    { "_ZN2at6native45tensor_kernel_scan_innermost_dim_with_indicesIdSt10less_equalIdEEEvPKT_PS4_PliijjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 36:4 40:8 48:1" },  /* 2.11.0 cummin: tensor_kernel_scan_innermost_dim_with_indices */
+    { "_ZN2at6native41tensor_kernel_scan_outer_dim_with_indicesIfSt13greater_equalIfEEEvPKT_PS4_PljjjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 36:4 40:1" },  /* 2.11.0 cummax: tensor_kernel_scan_outer_dim_with_indices */
+    { "_ZN2at6native45tensor_kernel_scan_innermost_dim_with_indicesIfSt13greater_equalIfEEEvPKT_PS4_PliijjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 36:4 40:4 44:1" },  /* 2.11.0 cummax: tensor_kernel_scan_innermost_dim_with_indices */
+    { "_ZN2at6native41tensor_kernel_scan_outer_dim_with_indicesIdSt13greater_equalIdEEEvPKT_PS4_PljjjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 40:8 48:1" },  /* 2.11.0 cummax: tensor_kernel_scan_outer_dim_with_indices */
+    { "_ZN2at6native45tensor_kernel_scan_innermost_dim_with_indicesIdSt13greater_equalIdEEEvPKT_PS4_PliijjS4_T0_",
+      "0:8 8:8 16:8 24:4 28:4 32:4 36:4 40:8 48:1" },  /* 2.11.0 cummax: tensor_kernel_scan_innermost_dim_with_indices */
+    { "_ZN14at_cuda_detail3cub6detail4scan16DeviceScanKernelINS2_10policy_hubIfffjSt10multipliesIfEE10Policy1000EPKfPfNS0_13ScanTileStateIfLb1EEES6_NS0_8NullTypeEjfLb0ESE_EEvT0_T1_T2_iT3_T4_T5_",
+      "0:8 8:8 16:8 24:4 28:1 29:1 32:4" },  /* 2.11.0 cumprod: DeviceScanKernel */
+    { "_ZN2at6native28tensor_kernel_scan_outer_dimIfmSt10multipliesIfEEEvPT_PKS4_jjjS4_T1_",
+      "0:8 8:8 16:4 20:4 24:4 28:4 32:1" },  /* 2.11.0 cumprod: tensor_kernel_scan_outer_dim */
+    { "_ZN2at6native32tensor_kernel_scan_innermost_dimIfSt10multipliesIfEEEvPT_PKS4_jjjS4_T0_",
+      "0:8 8:8 16:4 20:4 24:4 28:4 32:1" },  /* 2.11.0 cumprod: tensor_kernel_scan_innermost_dim */
+    { "_ZN2at6native28tensor_kernel_scan_outer_dimIdmSt10multipliesIdEEEvPT_PKS4_jjjS4_T1_",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:1" },  /* 2.11.0 cumprod: tensor_kernel_scan_outer_dim */
+    { "_ZN2at6native32tensor_kernel_scan_innermost_dimIdSt10multipliesIdEEEvPT_PKS4_jjjS4_T0_",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:1" },  /* 2.11.0 cumprod: tensor_kernel_scan_innermost_dim */
+    { "_ZN14at_cuda_detail3cub6detail4scan16DeviceScanKernelINS2_10policy_hubIfffjSt4plusIfEE10Policy1000EPKfPfNS0_13ScanTileStateIfLb1EEES6_NS0_8NullTypeEjfLb0ESE_EEvT0_T1_T2_iT3_T4_T5_",
+      "0:8 8:8 16:8 24:4 28:1 29:1 32:4" },  /* 2.11.0 cumsum: DeviceScanKernel */
+    { "_ZN2at6native28tensor_kernel_scan_outer_dimIfmSt4plusIfEEEvPT_PKS4_jjjS4_T1_",
+      "0:8 8:8 16:4 20:4 24:4 28:4 32:1" },  /* 2.11.0 cumsum: tensor_kernel_scan_outer_dim */
+    { "_ZN2at6native32tensor_kernel_scan_innermost_dimIfSt4plusIfEEEvPT_PKS4_jjjS4_T0_",
+      "0:8 8:8 16:4 20:4 24:4 28:4 32:1" },  /* 2.11.0 cumsum: tensor_kernel_scan_innermost_dim */
+    { "_ZN2at6native28tensor_kernel_scan_outer_dimIdmSt4plusIdEEEvPT_PKS4_jjjS4_T1_",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:1" },  /* 2.11.0 cumsum: tensor_kernel_scan_outer_dim */
+    { "_ZN2at6native32tensor_kernel_scan_innermost_dimIdSt4plusIdEEEvPT_PKS4_jjjS4_T0_",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:1" },  /* 2.11.0 cumsum: tensor_kernel_scan_innermost_dim */
+    { "_ZN14at_cuda_detail3cub6detail4scan23DeviceCompactInitKernelINS0_13ScanTileStateIiLb1EEEPlEEvT_iT0_",
+      "0:8 8:4 16:8" },  /* 2.11.0 cub_compact_init: DeviceCompactInitKernel */
+    { "_ZN14at_cuda_detail3cub6detail4scan16DeviceScanKernelINS2_10policy_hubIdddjZZZN2at6native31launch_logcumsumexp_cuda_kernelERKNS5_10TensorBaseES9_lENKUlvE_clEvENKUlvE_clEvEUlddE_E10Policy1000EPKdPdNS0_13ScanTileStateIdLb1EEESC_NS0_8NullTypeEjdLb0ESK_EEvT0_T1_T2_iT3_T4_T5_",
+      "0:8 8:8 16:8 24:4 28:1 29:1 32:4" },  /* 2.11.0 logcumsumexp: DeviceScanKernel */
+    { "_ZN2at6native28tensor_kernel_scan_outer_dimIfmZZZNS0_31launch_logcumsumexp_cuda_kernelERKNS_10TensorBaseES4_lENKUlvE_clEvENKUlvE0_clEvEUlffE_EEvPT_PKS8_jjjS8_T1_",
+      "0:8 8:8 16:4 20:4 24:4 28:4 32:1" },  /* 2.11.0 logcumsumexp: tensor_kernel_scan_outer_dim */
+    { "_ZN2at6native32tensor_kernel_scan_innermost_dimIfZZZNS0_31launch_logcumsumexp_cuda_kernelERKNS_10TensorBaseES4_lENKUlvE_clEvENKUlvE0_clEvEUlffE_EEvPT_PKS8_jjjS8_T0_",
+      "0:8 8:8 16:4 20:4 24:4 28:4 32:1" },  /* 2.11.0 logcumsumexp: tensor_kernel_scan_innermost_dim */
+    { "_ZN2at6native28tensor_kernel_scan_outer_dimIdmZZZNS0_31launch_logcumsumexp_cuda_kernelERKNS_10TensorBaseES4_lENKUlvE_clEvENKUlvE_clEvEUlddE_EEvPT_PKS8_jjjS8_T1_",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:1" },  /* 2.11.0 logcumsumexp: tensor_kernel_scan_outer_dim */
+    { "_ZN2at6native32tensor_kernel_scan_innermost_dimIdZZZNS0_31launch_logcumsumexp_cuda_kernelERKNS_10TensorBaseES4_lENKUlvE_clEvENKUlvE_clEvEUlddE_EEvPT_PKS8_jjjS8_T0_",
+      "0:8 8:8 16:4 20:4 24:4 32:8 40:1" },  /* 2.11.0 logcumsumexp: tensor_kernel_scan_innermost_dim */
+    { "_ZN14at_cuda_detail3cub6detail6reduce18DeviceReduceKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS18transform_iteratorIN2at6native43_GLOBAL__N__e625f313_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbNSD_11use_defaultESM_EEyS9_iNS7_10__identityEEEvT0_PT3_T1_NS0_13GridEvenShareISS_EET2_T4_",
+      "0:16 16:8 24:8 32:72 104:1 105:1" },  /* 2.11.0 nonzero_count: DeviceReduceKernel */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS18transform_iteratorIN2at6native43_GLOBAL__N__e625f313_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbNSD_11use_defaultESM_EEPiyS9_iiNS7_10__identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:16 16:8 24:8 32:1 36:4 40:1" },  /* 2.11.0 nonzero_count: DeviceReduceSingleTileKernel */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EPiSC_iS9_iiNS7_10__identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:8 8:8 16:4 20:1 24:4 28:1" },  /* 2.11.0 nonzero_count: DeviceReduceSingleTileKernel */
+    { "_ZN14at_cuda_detail3cub6detail6select23DeviceSelectSweepKernelINS2_10policy_hubIlbiLb0ELNS0_10SelectImplE0EE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS17counting_iteratorIlNS9_11use_defaultESB_SB_EENS9_18transform_iteratorIN2at6native43_GLOBAL__N__e625f313_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbSB_SB_EEPlPiNS0_13ScanTileStateIiLb1EEENS0_8NullTypeESQ_iNS2_19streaming_context_tIlLb1EEELS5_0EEEvT0_T1_T2_T3_T4_T5_T6_T7_iT8_NS1_7vsmem_tE",
+      "0:8 8:16 24:8 32:8 40:8 48:1 49:1 52:4 56:4 64:40 104:8" },  /* 2.11.0 nonzero_select: DeviceSelectSweepKernel */
+    { "_ZN2at6native43_GLOBAL__N__e625f313_10_Nonzero_cu_cba1aaa013write_indicesIlEEvPlNS1_10TensorDimsIT_EEiS5_S3_l",
+      "0:8 8:200 208:4 216:8 224:8 232:8" },  /* 2.11.0 nonzero_unravel:  */
+    { "_ZN14at_cuda_detail3cub6detail6reduce18DeviceReduceKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS18transform_iteratorIN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbNSD_11use_defaultESM_EEyS9_iNS7_10__identityEEEvT0_PT3_T1_NS0_13GridEvenShareISS_EET2_T4_",
+      "0:16 16:8 24:8 32:72 104:1 105:1" },  /* 2.14.1 nonzero_count: DeviceReduceKernel */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS18transform_iteratorIN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbNSD_11use_defaultESM_EEPiyS9_iiNS7_10__identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:16 16:8 24:8 32:1 36:4 40:1" },  /* 2.14.1 nonzero_count: DeviceReduceSingleTileKernel */
+    { "_ZN14at_cuda_detail3cub6detail6select23DeviceSelectSweepKernelINS2_10policy_hubIlbiLb0ELNS0_10SelectImplE0EE10Policy1000EN6thrust45THRUST_300001_SM_750_800_860_900_1000_1200_NS17counting_iteratorIlNS9_11use_defaultESB_SB_EENS9_18transform_iteratorIN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbSB_SB_EEPlPiNS0_13ScanTileStateIiLb1EEENS0_8NullTypeESQ_iNS2_19streaming_context_tIlLb1EEELS5_0EEEvT0_T1_T2_T3_T4_T5_T6_T7_iT8_NS1_7vsmem_tE",
+      "0:8 8:16 24:8 32:8 40:8 48:1 49:1 52:4 56:4 64:40 104:8" },  /* 2.14.1 nonzero_select: DeviceSelectSweepKernel */
+    { "_ZN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa013write_indicesIlEEvPlNS1_10TensorDimsIT_EEiS5_S3_l",
+      "0:8 8:200 208:4 216:8 224:8 232:8" },  /* 2.14.1 nonzero_unravel:  */
+    { "_ZN14at_cuda_detail3cub6detail6reduce18DeviceReduceKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust38_V_300200_SM_750_800_860_900_1000_120018transform_iteratorIN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbNSD_11use_defaultESM_EEyS9_iNS7_8identityEEEvT0_PT3_T1_NS0_13GridEvenShareISS_EET2_T4_",
+      "0:16 16:8 24:8 32:72 104:1 105:1" },  /* 2.15.0 nonzero_count: DeviceReduceKernel */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EN6thrust38_V_300200_SM_750_800_860_900_1000_120018transform_iteratorIN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbNSD_11use_defaultESM_EEPiyS9_iiNS7_8identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:16 16:8 24:8 32:1 36:4 40:1" },  /* 2.15.0 nonzero_count: DeviceReduceSingleTileKernel */
+    { "_ZN14at_cuda_detail3cub6detail6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIiyN4cuda3std3__44plusIvEEE10Policy1000EPiSC_iS9_iiNS7_8identityEEEvT0_T1_T2_T3_T4_T6_",
+      "0:8 8:8 16:4 20:1 24:4 28:1" },  /* 2.15.0 nonzero_count: DeviceReduceSingleTileKernel */
+    { "_ZN14at_cuda_detail3cub6detail6select23DeviceSelectSweepKernelINS2_10policy_hubIlbiLb0ELNS0_10SelectImplE0EE10Policy1000EN6thrust38_V_300200_SM_750_800_860_900_1000_120017counting_iteratorIlNS9_11use_defaultESB_SB_NS9_18compile_time_valueILi1EEEEENS9_18transform_iteratorIN2at6native43_GLOBAL__N__a7e516da_10_Nonzero_cu_cba1aaa09NonZeroOpIbEEPKbSB_SB_EEPlPiNS0_13ScanTileStateIiLb1EEENS0_8NullTypeESS_iNS2_19streaming_context_tIlLb1EEELS5_0EEEvT0_T1_T2_T3_T4_T5_T6_T7_iT8_NS1_7vsmem_tE",
+      "0:8 8:16 24:8 32:8 40:8 48:1 49:1 52:4 56:4 64:40 104:8" },  /* 2.15.0 nonzero_select: DeviceSelectSweepKernel */
+};
+
+static void test_cubin_layouts(void)
+{
+    const tfl_kfamily *fam = &tfl_kfamily_scan;
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
+        void *cookie = NULL;
+        int ok = fam->match(cubin[i].mangled, &cookie);
+        CHECK(ok, "does not claim %.120s", cubin[i].mangled);
+        if (!ok)
+            continue;
+        tfl_klayout l;
+        l.n = 0;
+        ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
+        CHECK(ok, "no layout for %.120s", cubin[i].mangled);
+        if (!ok)
+            continue;
+        char buf[1024] = "";
+        size_t pos = 0;
+        for (int k = 0; k < l.n && pos < sizeof buf; k++)
+            pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
+                                    l.size[k]);
+        CHECK(strcmp(buf, cubin[i].layout) == 0, "%.120s: layout %s, the cubin's %s",
+              cubin[i].mangled, buf, cubin[i].layout);
+    }
+}
+
 int main(void)
 {
+    test_cubin_layouts();
     test_names();
     test_refusals();
     printf("test_optable_scan: %d checks, %d failures\n", checks, failures);

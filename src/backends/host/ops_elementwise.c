@@ -880,6 +880,58 @@ static void ew_part(void *ctx, int part)
     }
 }
 
+/* where(cond, a, b) with a, b and the output of one element size and a
+ * bool/byte condition: a select moves bits, so do exactly that - no
+ * conversion that could quiet a signalling NaN, and PyTorch 2.15's
+ * size-only where (lambda(bool, unsigned short, ...), decoded as the
+ * torchfl type of that width) stays exact for every 16-bit pattern. */
+static int where_is_bitwise(const tfl_elementwise_op *op)
+{
+    if (op->code != TFL_EW_WHERE || op->ninputs != 3)
+        return 0;
+    size_t es = tfl_dtype_size((tfl_dtype)op->operand[0].dtype);
+    for (int k = 1; k <= 3; k++)
+        if (op->operand[k].is_scalar)
+            return 0;
+    return (op->operand[1].dtype == TFL_DT_BOOL || op->operand[1].dtype == TFL_DT_U8) &&
+           (es == 1 || es == 2 || es == 4 || es == 8 || es == 16) &&
+           es == tfl_dtype_size((tfl_dtype)op->operand[2].dtype) &&
+           es == tfl_dtype_size((tfl_dtype)op->operand[3].dtype);
+}
+
+static tfl_status where_bits(const tfl_elementwise_op *op, const ew_iter *it, int64_t total)
+{
+    size_t es = tfl_dtype_size((tfl_dtype)op->operand[0].dtype);
+    int64_t idx[TFL_EW_MAX_DIMS] = { 0 };
+    char *ptr[4];
+    for (int k = 0; k < 4; k++)
+        ptr[k] = op->operand[k].data;
+    for (int64_t r = 0; r < total / it->shape[0]; r++) {
+        /* a constant size per case, so each copy is one load and store */
+#define WHERE_ROW(N) \
+        for (int64_t i = 0; i < it->shape[0]; i++) { \
+            const char *src_ = ptr[1][i * it->st[1][0]] ? ptr[2] + i * it->st[2][0] \
+                                                         : ptr[3] + i * it->st[3][0]; \
+            memcpy(ptr[0] + i * it->st[0][0], src_, N); \
+        }
+        switch (es) {
+        case 1: WHERE_ROW(1) break;
+        case 2: WHERE_ROW(2) break;
+        case 4: WHERE_ROW(4) break;
+        case 8: WHERE_ROW(8) break;
+        default: WHERE_ROW(16) break;
+        }
+#undef WHERE_ROW
+        for (int d = 1; d < it->ndim; d++) {
+            for (int k = 0; k < 4; k++) ptr[k] += it->st[k][d];
+            if (++idx[d] < it->shape[d])
+                break;
+            for (int k = 0; k < 4; k++) ptr[k] -= it->st[k][d] * it->shape[d];
+            idx[d] = 0;
+        }
+    }
+    return TFL_OK;
+}
 
 tfl_status host_elementwise(const tfl_elementwise_op *op)
 {
@@ -902,6 +954,8 @@ tfl_status host_elementwise(const tfl_elementwise_op *op)
     coalesce(&it);
     if (op->code == TFL_EW_ARANGE)
         return arange(op, &it, total);
+    if (where_is_bitwise(op))
+        return where_bits(op, &it, total);
 
     /* Integer domain only when the op is integral end to end. */
     int domain_int = is_int(op->compute) && int_capable(op->code);

@@ -25,6 +25,11 @@
  * baseline x86-64 target every fmaf is a libm call and no loop here
  * vectorises: the chunk loops get an x86-64-v3 clone (TFL_CLONES). */
 
+static int norm_ok(tfl_foreach_norm n)
+{
+    return n >= TFL_FOREACH_NORM_L1 && n <= TFL_FOREACH_NORM_L0;
+}
+
 int host_foreach_supported(const tfl_foreach_op *op)
 {
     if (op && op->kind == TFL_FOREACH_UPDATE_SCALE)
@@ -37,8 +42,7 @@ int host_foreach_supported(const tfl_foreach_op *op)
         op->out_list < 0 || op->out_list >= op->depth)
         return 0;
     if (op->kind == TFL_FOREACH_NORM_FINISH)
-        return op->partials && op->finish_out && op->max_chunks > 0 &&
-               op->norm >= TFL_FOREACH_NORM_L1 && op->norm <= TFL_FOREACH_NORM_LINF;
+        return op->partials && op->finish_out && op->max_chunks > 0 && norm_ok(op->norm);
     if (op->nblocks < 0 || op->ntensors < 0 || (op->nblocks && (!op->blocks || !op->tensors)))
         return 0;
     switch (op->kind) {
@@ -54,8 +58,7 @@ int host_foreach_supported(const tfl_foreach_op *op)
     case TFL_FOREACH_POINTWISE:
         return op->fn == TFL_FOREACH_FN_MUL || op->fn == TFL_FOREACH_FN_DIV;
     case TFL_FOREACH_NORM_PARTIAL:
-        return op->partials && op->max_chunks > 0 &&
-               op->norm >= TFL_FOREACH_NORM_L1 && op->norm <= TFL_FOREACH_NORM_LINF;
+        return op->partials && op->max_chunks > 0 && norm_ok(op->norm);
     case TFL_FOREACH_ADAM:
         return op->depth == (op->amsgrad ? 5 : 4);
     case TFL_FOREACH_SGD:
@@ -203,6 +206,8 @@ TFL_CLONES static void run_chunk(const tfl_foreach_op *op, float *const *L, int 
             for (i = 0; i < n; i++) acc += (double)x0[i] * x0[i];
         else if (op->norm == TFL_FOREACH_NORM_L1)
             for (i = 0; i < n; i++) acc += fabs((double)x0[i]);
+        else if (op->norm == TFL_FOREACH_NORM_L0)      /* NaN != 0: counted */
+            for (i = 0; i < n; i++) acc += x0[i] != 0.0f;
         else
             for (i = 0; i < n; i++) {
                 double v = fabs((double)x0[i]);
@@ -307,7 +312,7 @@ static void norm_finish(const tfl_foreach_op *op)
                 acc += p[c];
             }
         }
-        if (op->norm == TFL_FOREACH_NORM_L2 && op->apply_root)
+        if (op->norm == TFL_FOREACH_NORM_L2 && op->apply_root)   /* L0: a count, no root */
             acc = sqrt(acc);
         /* the norm in float, rounded once to the output type */
         hg_store(op->out_dtype, op->finish_out[t], 0, (float)acc);

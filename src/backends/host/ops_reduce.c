@@ -7,7 +7,9 @@
  * inputs accumulate in double (more accurate than the float accumulation
  * CUDA and PyTorch's CPU path use, which keeps results within rounding of
  * both); integer inputs accumulate in int64 as PyTorch does.  Variance is
- * computed in two passes (mean, then squared deviations).
+ * computed in two passes (mean, then squared deviations).  The p-norms
+ * take their root last, unless the op asks for the bare power sum
+ * (no_root: linalg._powsum).
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/host_par.h"
@@ -228,8 +230,8 @@ static void one_output(const tfl_reduce_op *op, const char *in, char *out, char 
     double v = a.v;
     switch (k) {
     case TFL_RED_MEAN: v *= op->scale; break;
-    case TFL_RED_NORM2: v = sqrt(v); break;
-    case TFL_RED_NORM: v = pow(v, 1.0 / op->p); break;
+    case TFL_RED_NORM2: if (!op->no_root) v = sqrt(v); break;
+    case TFL_RED_NORM: if (!op->no_root) v = pow(v, 1.0 / op->p); break;
     case TFL_RED_ARGMAX: case TFL_RED_ARGMIN: rs_sti(op->out_dtype, out, a.idx); return;
     case TFL_RED_AMINMAX:
         rs_st(op->out_dtype, out, v);
@@ -351,6 +353,9 @@ int host_reduce_supported(const tfl_reduce_op *op)
     if (!tfl_dtype_size(op->in_dtype) || !tfl_dtype_size(op->out_dtype))
         return 0;
     if (op->out2 && !tfl_dtype_size(op->out2_dtype))
+        return 0;
+    /* no_root means something only for the two p-norms */
+    if (op->no_root && op->kind != TFL_RED_NORM && op->kind != TFL_RED_NORM2)
         return 0;
     if (op->out_ndim < 0 || op->out_ndim > TFL_REDUCE_MAX_DIMS ||
         op->red_ndim < 0 || op->red_ndim > TFL_REDUCE_MAX_DIMS)

@@ -17,6 +17,26 @@
  * grid must also agree with the struct (grid.y = heads, grid.z = batches),
  * else the launch is refused.
  *
+ * Later releases changed the structs (read off the sm_80 SASS of the same
+ * kernel in each wheel: which parameter-bank offsets it reads and how):
+ *   2.14: grouped-query attention.  Forward: int q_heads_per_kv @200 (the
+ *     K/V head is head / q_heads_per_kv), use_dropout moves to @204; still
+ *     272 bytes.  Backward: int q_heads_per_kv @164, custom_mask_type moves
+ *     to @168 and every field from q_strideM (2.11 @168) on moves 8 bytes
+ *     up: 472 bytes.
+ *   2.15: launches split over batches / heads.  Forward: int batch_offset
+ *     @196 and head_offset @200 (added to blockIdx.z / .y), num_heads @204,
+ *     q_heads_per_kv @208, use_dropout @212, the dropout fields 8 bytes up:
+ *     280 bytes.  Backward: batch_offset @388 and head_offset @392 after
+ *     num_batches (@384), every field from gO_strideB (2.11 @384) on 16
+ *     bytes up from 2.11: 480 bytes.
+ * The kernels' names do not change, and the 2.14 forward has the 2.11 size,
+ * so the parameter table cannot tell these apart: the variant is the torch
+ * release of the process (mep_variant()), and the layout check then
+ * confirms the struct size.  Grouped-query launches (2.14+) are decoded
+ * (K/V of head h / q_heads_per_kv; the backward's dK, dV per query head);
+ * 2.15's split launches (a batch or head offset) are refused.
+ *
  * PyTorch's flash-attention kernels (fp16/bf16 SDPA without a mask) are
  * decoded in attention_flash.c.
  *
@@ -28,9 +48,13 @@
 #include "route/dispatch.h"
 #include "mem/mem.h"
 #include "route/optable/attention_flash.h"
+#include "route/optable/kname.h"
+#include "route/optable/pt_abi.h"
+#include "route/torch_release.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* --------------------------------------------- forward Params (272 B) */
@@ -65,56 +89,150 @@ enum {
     B_SIZE = 464
 };
 
+/* The Params variants (header comment). */
+enum { MEP_2_11 = 0, MEP_2_14, MEP_2_15, MEP_COUNT };
+
+/* Where the forward fields that moved are, per variant (-1: absent). */
+static const struct {
+    int num_h, q_heads_per_kv, batch_offset, head_offset, use_dropout, size;
+} mep_fwd[MEP_COUNT] = {
+    { F_NUM_H, -1, -1, -1, F_USE_DROPOUT, F_SIZE },
+    { 196, 200, -1, -1, 204, 272 },
+    { 204, 208, 196, 200, 212, 280 },
+};
+static const struct {
+    int q_heads_per_kv, mask, batch_offset, head_offset, size;
+} mep_bwd[MEP_COUNT] = {
+    { -1, B_MASK, -1, -1, B_SIZE },
+    { 164, 168, -1, -1, 472 },
+    { 164, 168, 388, 392, 480 },
+};
+
+/* Offset in variant v of the backward field at 2.11 offset off (a field
+ * that exists in every variant and is not in the table above). */
+static int bwd_at(int v, int off)
+{
+    if (v >= MEP_2_14 && off >= B_Q_SM)
+        off += 8;
+    if (v >= MEP_2_15 && off >= B_GO_SB)
+        off += 8;
+    return off;
+}
+
 /* PyTorch's CustomMaskType. */
 enum { MASK_NONE = 0, MASK_CAUSAL_TOP_LEFT = 1, MASK_CAUSAL_BOTTOM_RIGHT = 2 };
 
 /* The lse rows the forward pads to (kAlignLSE). */
 #define LSE_ALIGN 32
 
-/* Cookie: direction and element type, packed in the pointer value. */
+/* Cookie: direction, element type, Params variant and (backward) whether
+ * it is a dropout kernel, packed in the pointer value (below attention_
+ * flash.c's tag bit). */
 #define CK_BACKWARD 0x100
-static void *cookie_of(int backward, tfl_dtype dt)
+#define CK_DROPOUT 0x800
+static void *cookie_of(int backward, tfl_dtype dt, int variant, int dropout)
 {
-    return (void *)(uintptr_t)(1 + (backward ? CK_BACKWARD : 0) + (unsigned)dt);
+    return (void *)(uintptr_t)(1 + (unsigned)dt + (backward ? CK_BACKWARD : 0) +
+                               ((unsigned)variant << 9) + (dropout ? CK_DROPOUT : 0));
 }
 static int ck_backward(void *c) { return ((uintptr_t)c - 1) & CK_BACKWARD ? 1 : 0; }
+static int ck_dropout(void *c) { return ((uintptr_t)c - 1) & CK_DROPOUT ? 1 : 0; }
+static int ck_variant(void *c) { return (int)((((uintptr_t)c - 1) >> 9) & 3); }
 static tfl_dtype ck_dtype(void *c) { return (tfl_dtype)(((uintptr_t)c - 1) & 0xff); }
 
-/* _Z<len>fmha_cutlass{F,B}_{f32,f16,bf16}_...N22PyTorchMemEffAttention...6ParamsE */
+/* The Params variant of the torch being decoded (tfl_torch_current: the
+ * loaded one, or the wheel `torchfl wheel` checks); 2.11's when there is
+ * none (unit tests set one), the newest for a release after 2.15 (whose
+ * sizes the layout check still confirms). */
+static int mep_variant(void)
+{
+    tfl_torch_info t;
+    if (tfl_torch_current(&t) != 0)
+        return MEP_2_11;
+    int minor = tfl_torch_minor(t.version);
+    return minor >= 15 || minor < 0 ? MEP_2_15 : minor == 14 ? MEP_2_14 : MEP_2_11;
+}
+
+/* The element type of a PyTorchMemEffAttention::Attention[Backward]Kernel<
+ * ...>::Params parameter: its template arguments are the element type, the
+ * cutlass::arch::SmXX tag and int / bool tiling constants (tile sizes,
+ * alignment, kMaxK, which features are compiled in), which do not change
+ * the Params struct (the layout check confirms its size).  0 if any
+ * argument is something else. */
+static int params_dtype(const char *p, size_t len, const char *kernel, tfl_dtype *dt)
+{
+    static const struct { const char *n; tfl_dtype dt; } types[] = {
+        { "float", TFL_DT_F32 }, { "cutlass::half_t", TFL_DT_F16 },
+        { "cutlass::bfloat16_t", TFL_DT_BF16 },
+    };
+    size_t kl = strlen(kernel);
+    if (len <= kl || memcmp(p, kernel, kl) != 0 || p[kl] != '<')
+        return 0;
+    const char *close = tfl_pt_match_angle(p + kl);
+    if (!close || (size_t)(p + len - close) != strlen(">::Params") ||
+        memcmp(close, ">::Params", strlen(">::Params")) != 0)
+        return 0;
+    const char *a[16];
+    size_t al[16];
+    int n = tfl_pt_template_args(p + kl, a, al, 16), have = 0, arch = 0;
+    for (int i = 0; i < n && i < 16; i++) {
+        int known = 0;
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            if (al[i] == strlen(types[t].n) && memcmp(a[i], types[t].n, al[i]) == 0) {
+                *dt = types[t].dt;
+                known = 1;
+                have++;
+            }
+        if (al[i] > 17 && memcmp(a[i], "cutlass::arch::Sm", 17) == 0)
+            arch++;
+        else if (!known && !tfl_attn_constant(a[i], al[i]))
+            return 0;
+    }
+    return n > 0 && n <= 16 && have == 1 && arch == 1;
+}
+
+/* Does the function name's dtype token ("fmha_cutlassF_" then "f32_",
+ * "f16_", "bf16_") name dt? */
+static int name_dtype_is(const tfl_kname *k, size_t prefix, tfl_dtype dt)
+{
+    const char *tok = dt == TFL_DT_F32 ? "f32_" : dt == TFL_DT_F16 ? "f16_" : "bf16_";
+    size_t n = strlen(tok);
+    return k->base_len > prefix + n && memcmp(k->base + prefix, tok, n) == 0;
+}
+
+/* fmha_cutlass{F,B}_<dtype>_<tiles>[_dropout]_smXX(PyTorchMemEffAttention::
+ * AttentionKernel<...>::Params / AttentionBackwardKernel<...>::Params) */
+static int match_memeff(const tfl_kname *k, void **cookie)
+{
+    static const char f[] = "fmha_cutlassF_", b[] = "fmha_cutlassB_";
+    const int backward = k->base_len > strlen(b) && memcmp(k->base, b, strlen(b)) == 0;
+    tfl_dtype dt = TFL_DT_F32;
+    if (k->name_len != k->base_len || k->ntargs != 0 || k->nparams != 1 ||
+        !(backward || (k->base_len > strlen(f) && memcmp(k->base, f, strlen(f)) == 0)) ||
+        !params_dtype(k->param[0], k->param_len[0],
+                      backward ? "PyTorchMemEffAttention::AttentionBackwardKernel"
+                               : "PyTorchMemEffAttention::AttentionKernel", &dt) ||
+        !name_dtype_is(k, strlen(f), dt))
+        return 0;
+    /* the backward's dropout instances say so in their name */
+    int dropout = 0;
+    for (size_t i = 0; backward && i + 9 <= k->base_len; i++)
+        dropout |= memcmp(k->base + i, "_dropout_", 9) == 0;
+    *cookie = cookie_of(backward, dt, mep_variant(), dropout);
+    return 1;
+}
+
 static int match(const char *mangled, void **cookie)
 {
-    if (strstr(mangled, "13pytorch_flash"))
-        return tfl_attn_flash_match(mangled, cookie);
-    const char *p = mangled;
-    if (strncmp(p, "_Z", 2) != 0)
+    /* cheap filter before demangling */
+    if (!strstr(mangled, "fmha_cutlass") && !strstr(mangled, "pytorch_flash"))
         return 0;
-    p += 2;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    int backward;
-    if (strncmp(p, "fmha_cutlassF_", 14) == 0)
-        backward = 0;
-    else if (strncmp(p, "fmha_cutlassB_", 14) == 0)
-        backward = 1;
-    else
+    tfl_kname k;
+    if (tfl_kname_parse(mangled, &k) != 0)
         return 0;
-    p += 14;
-    tfl_dtype dt;
-    if (strncmp(p, "f32_", 4) == 0)
-        dt = TFL_DT_F32;
-    else if (strncmp(p, "f16_", 4) == 0)
-        dt = TFL_DT_F16;
-    else if (strncmp(p, "bf16_", 5) == 0)
-        dt = TFL_DT_BF16;
-    else
-        return 0;
-    const char *cls = backward ? "N22PyTorchMemEffAttention23AttentionBackwardKernelI"
-                               : "N22PyTorchMemEffAttention15AttentionKernelI";
-    size_t n = strlen(mangled);
-    if (!strstr(p, cls) || n < 8 || strcmp(mangled + n - 8, "6ParamsE") != 0)
-        return 0;
-    *cookie = cookie_of(backward, dt);
-    return 1;
+    int ok = tfl_attn_flash_match(&k, cookie) || match_memeff(&k, cookie);
+    tfl_kname_free(&k);
+    return ok;
 }
 
 static const char *op_name(void *cookie)
@@ -238,9 +356,29 @@ static tfl_status run_op(const tfl_kcall *call, tfl_attention_op *a, char *err,
 
 /* ------------------------------------------------------------ forward */
 
-static tfl_status run_forward(const tfl_kcall *call, tfl_dtype dt, char *err, size_t errlen)
+/* Variant v's forward Params p as the 2.11 layout run_forward reads (the
+ * fields up to use_dropout; the rest of out is zero), its q_heads_per_kv
+ * in *qpkv (1 before 2.14).  0 for a launch that covers only part of the
+ * batches or heads (2.15 splits a grid that would be too large). */
+static int fwd_as_2_11(const unsigned char *p, int v, unsigned char *out, int64_t *qpkv)
 {
-    const unsigned char *p = call->args[0];
+    memset(out, 0, F_SIZE);
+    memcpy(out, p, F_NUM_H);                     /* up to num_batches */
+    memcpy(out + F_NUM_H, p + mep_fwd[v].num_h, 4);
+    out[F_USE_DROPOUT] = p[mep_fwd[v].use_dropout];
+    *qpkv = mep_fwd[v].q_heads_per_kv < 0 ? 1 : rd_i32(p, mep_fwd[v].q_heads_per_kv);
+    return mep_fwd[v].batch_offset < 0 ||
+           (rd_i32(p, mep_fwd[v].batch_offset) == 0 && rd_i32(p, mep_fwd[v].head_offset) == 0);
+}
+
+static tfl_status run_forward(const tfl_kcall *call, tfl_dtype dt, int variant, char *err,
+                              size_t errlen)
+{
+    unsigned char buf[F_SIZE];
+    const unsigned char *p = buf;
+    int64_t qpkv;
+    if (!fwd_as_2_11(call->args[0], variant, buf, &qpkv))
+        return TFL_ERR_UNSUPPORTED;
     if (rd_ptr(p, F_SEQSTART_Q) || rd_ptr(p, F_SEQSTART_K) || rd_ptr(p, F_SEQLEN_K) ||
         rd_i32(p, F_WINDOW) != 0 || p[F_USE_DROPOUT])
         return TFL_ERR_UNSUPPORTED;
@@ -253,7 +391,7 @@ static tfl_status run_forward(const tfl_kcall *call, tfl_dtype dt, char *err, si
     a.dtype = dt;
     a.batch = rd_i32(p, F_NUM_B);
     a.heads = rd_i32(p, F_NUM_H);
-    a.q_heads_per_kv = 1;
+    a.q_heads_per_kv = qpkv;    /* K/V head = head / q_heads_per_kv */
     a.num_queries = rd_i32(p, F_NUM_Q);
     a.num_keys = rd_i32(p, F_NUM_K);
     a.head_dim = rd_i32(p, F_HEAD_DIM);
@@ -288,10 +426,32 @@ static tfl_status run_forward(const tfl_kcall *call, tfl_dtype dt, char *err, si
 
 /* ----------------------------------------------------------- backward */
 
-static tfl_status run_backward(const tfl_kcall *call, tfl_dtype dt, int dropout_kernel,
-                               char *err, size_t errlen)
+/* Variant v's backward Params p as the 2.11 layout run_backward reads
+ * (num_splits_key, which it does not read, is not carried), its
+ * q_heads_per_kv in *qpkv (1 before 2.14: the kernel reads K and V of head
+ * h / q_heads_per_kv and writes dK, dV per query head, which PyTorch sums
+ * per group - TFL_OP_ATTENTION's convention).  0 for a launch over part of
+ * the batches / heads. */
+static int bwd_as_2_11(const unsigned char *p, int v, unsigned char *out, int64_t *qpkv)
 {
-    const unsigned char *p = call->args[0];
+    memset(out, 0, B_SIZE);
+    memcpy(out, p, B_MASK);                      /* up to num_heads */
+    out[B_MASK] = p[mep_bwd[v].mask];
+    memcpy(out + B_Q_SM, p + bwd_at(v, B_Q_SM), B_GO_SB - B_Q_SM);
+    memcpy(out + B_GO_SB, p + bwd_at(v, B_GO_SB), B_SIZE - B_GO_SB);
+    *qpkv = mep_bwd[v].q_heads_per_kv < 0 ? 1 : rd_i32(p, mep_bwd[v].q_heads_per_kv);
+    return mep_bwd[v].batch_offset < 0 ||
+           (rd_i32(p, mep_bwd[v].batch_offset) == 0 && rd_i32(p, mep_bwd[v].head_offset) == 0);
+}
+
+static tfl_status run_backward(const tfl_kcall *call, tfl_dtype dt, int variant,
+                               int dropout_kernel, char *err, size_t errlen)
+{
+    unsigned char buf[B_SIZE];
+    const unsigned char *p = buf;
+    int64_t qpkv;
+    if (!bwd_as_2_11(call->args[0], variant, buf, &qpkv))
+        return TFL_ERR_UNSUPPORTED;
     if (rd_ptr(p, B_CU_Q) || rd_ptr(p, B_CU_K) || rd_i32(p, B_WINDOW) != 0)
         return TFL_ERR_UNSUPPORTED;
     /* PyTorch picks a *_dropout_ kernel exactly when dropout_p > 0. */
@@ -307,7 +467,7 @@ static tfl_status run_backward(const tfl_kcall *call, tfl_dtype dt, int dropout_
     a.dtype = dt;
     a.batch = rd_i32(p, B_NUM_B);
     a.heads = rd_i32(p, B_NUM_H);
-    a.q_heads_per_kv = 1;
+    a.q_heads_per_kv = qpkv;
     a.num_queries = rd_i32(p, B_NUM_Q);
     a.num_keys = rd_i32(p, B_NUM_K);
     a.head_dim = rd_i32(p, B_HEAD_DIM);
@@ -357,9 +517,20 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     if (tfl_attn_flash_cookie(cookie))
         return tfl_attn_flash_run(call, cookie, err, errlen);
     if (ck_backward(cookie))
-        return run_backward(call, ck_dtype(cookie), strstr(call->name, "_dropout_") != NULL,
-                            err, errlen);
-    return run_forward(call, ck_dtype(cookie), err, errlen);
+        return run_backward(call, ck_dtype(cookie), ck_variant(cookie), ck_dropout(cookie), err,
+                            errlen);
+    return run_forward(call, ck_dtype(cookie), ck_variant(cookie), err, errlen);
+}
+
+/* One by-value Params / flash params struct (alignment 8: it holds
+ * pointers and int64 strides), of the size of the cookie's variant. */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    if (tfl_attn_flash_cookie(cookie))
+        return tfl_attn_flash_layout(cookie, l);
+    int v = ck_variant(cookie);
+    tfl_klayout_add(l, (size_t)(ck_backward(cookie) ? mep_bwd[v].size : mep_fwd[v].size), 8);
+    return 1;
 }
 
 const tfl_kfamily tfl_kfamily_attention = {
@@ -367,4 +538,5 @@ const tfl_kfamily tfl_kfamily_attention = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -8,7 +8,10 @@
  *
  * Each kernel takes one by-value params struct: Flash_fwd_params (472 bytes,
  * every flash_fwd_kernel in the sm_80 cubins) or Flash_bwd_params (648,
- * which extends it).  Offsets below were read off launches of the 2.11
+ * which extends it), unchanged from 2.11 through 2.15 (the same kernels
+ * read the same parameter-bank words in every wheel's SASS).  Kernels are
+ * recognised by qualified name, template arguments and parameter types
+ * (kname.h).  Offsets below were read off launches of the 2.11
  * wheel with known tensors (every pointer, stride and size where the
  * flash-attention 2 layout with int64 strides puts it):
  *   q,k,v ptr @0,8,16; batch strides @24..40, row @48..64, head @72..88
@@ -53,6 +56,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable/attention_flash.h"
+#include "route/optable/pt_abi.h"
 
 #define FL_TAG 0x10000u
 enum { FL_FWD = 1, FL_BWD_MAIN, FL_BWD_DOT, FL_BWD_CONVERT };
@@ -79,67 +83,125 @@ int tfl_attn_flash_cookie(void *cookie)
     return ((uintptr_t)cookie & FL_TAG) != 0;
 }
 
-/* The n bools that end a kernel's template arguments, just before `tail`
- * ("EEvNS_16Flash_fwd_paramsE"): *bits gets bit i for bool i.  1 if found.
- *   flash_fwd_kernel<Traits, Is_dropout, Is_causal, Is_local, Has_alibi,
- *       Is_even_MN, Is_even_K, Is_softcap, Return_softmax>       (n = 8)
- *   flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Traits, Is_dropout,
- *       Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap>
- *                                                                 (n = 7) */
-static int tail_bools(const char *m, const char *tail, int n, unsigned *bits)
+int tfl_attn_constant(const char *s, size_t n)
 {
-    size_t lm = strlen(m), lt = strlen(tail);
-    if (lm < lt + 4 * (size_t)n || strcmp(m + lm - lt, tail) != 0)
+    if ((n == 4 && memcmp(s, "true", 4) == 0) || (n == 5 && memcmp(s, "false", 5) == 0))
+        return 1;
+    size_t i = n && s[0] == '-';
+    if (i == n)
         return 0;
-    const char *s = m + lm - lt - 4 * (size_t)n;
-    unsigned b = 0;
-    for (int i = 0; i < n; i++, s += 4) {
-        if (s[0] != 'L' || s[1] != 'b' || (s[2] != '0' && s[2] != '1') || s[3] != 'E')
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
             return 0;
-        if (s[2] == '1')
-            b |= 1u << i;
+    return 1;
+}
+
+/* The element type of a Flash_{fwd,bwd}_kernel_traits<...> argument: int /
+ * bool tiling constants (block sizes, head-dim bound, warps, shared-memory
+ * options), cutlass::half_t or cutlass::bfloat16_t, and the base
+ * Flash_kernel_traits<...> of the same element type.  *bf16 is set; 0 if
+ * anything else is there. */
+static int traits_dtype(const char *s, size_t len, int *bf16)
+{
+    static const char *const pre[] = { "Flash_fwd_kernel_traits<", "Flash_bwd_kernel_traits<" };
+    const char *lt = NULL;
+    for (size_t i = 0; i < 2 && !lt; i++)
+        if (len > strlen(pre[i]) && memcmp(s, pre[i], strlen(pre[i])) == 0)
+            lt = s + strlen(pre[i]) - 1;
+    const char *gt = lt ? tfl_pt_match_angle(lt) : NULL;
+    if (!gt || gt != s + len - 1)
+        return 0;
+    const char *a[24];
+    size_t al[24];
+    int n = tfl_pt_template_args(lt, a, al, 24), half = 0, bf = 0;
+    for (int i = 0; i < n && i < 24; i++) {
+        if (al[i] == 15 && memcmp(a[i], "cutlass::half_t", 15) == 0)
+            half++;
+        else if (al[i] == 19 && memcmp(a[i], "cutlass::bfloat16_t", 19) == 0)
+            bf++;
+        else if (!tfl_attn_constant(a[i], al[i]) &&
+                 !(al[i] > 20 && memcmp(a[i], "Flash_kernel_traits<", 20) == 0))
+            return 0;
+    }
+    *bf16 = bf > 0;
+    return n > 0 && n <= 24 && half + bf == 1;
+}
+
+/* Template arguments from..to-1 as bools: *bits gets bit i - from for each
+ * true one.  0 if one is not a bool constant. */
+static int bool_targs(const tfl_kname *k, int from, int to, unsigned *bits)
+{
+    unsigned b = 0;
+    for (int i = from; i < to; i++) {
+        long long v;
+        if (!(tfl_kname_targ_is(k, i, "true") || tfl_kname_targ_is(k, i, "false")) ||
+            !tfl_kname_targ_int(k, i, &v))
+            return 0;
+        b |= (v ? 1u : 0u) << (i - from);
     }
     *bits = b;
     return 1;
 }
 
-int tfl_attn_flash_match(const char *m, void **cookie)
+/* pytorch_flash kernels, by qualified name, template arguments and params:
+ *   flash_fwd_kernel<Traits, Is_dropout, Is_causal, Is_local, Has_alibi,
+ *       Is_even_MN, Is_even_K, Is_softcap, Return_softmax>(Flash_fwd_params)
+ *   flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Traits, Is_dropout,
+ *       Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap>
+ *       (Flash_bwd_params)
+ *   flash_bwd_dot_do_o_kernel<Clear_dQaccum, Traits>(Flash_bwd_params)
+ *   flash_bwd_convert_dq_kernel<Traits>(Flash_bwd_params, int)
+ * Is_causal, Is_even_* are handled from the params; local windows, ALiBi,
+ * softcap and return_softmax are refused (not claimed). */
+int tfl_attn_flash_match(const tfl_kname *k, void **cookie)
 {
-    unsigned kind;
-    if (strstr(m, "13pytorch_flash16flash_fwd_kernelI"))
-        kind = FL_FWD;
-    else if (strstr(m, "13pytorch_flash44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI"))
-        kind = FL_BWD_MAIN;
-    else if (strstr(m, "13pytorch_flash25flash_bwd_dot_do_o_kernelI"))
-        kind = FL_BWD_DOT;
-    else if (strstr(m, "13pytorch_flash27flash_bwd_convert_dq_kernelI"))
-        kind = FL_BWD_CONVERT;
-    else
-        return 0;
-    unsigned dt;
-    if (strstr(m, "N7cutlass6half_tE"))
-        dt = 0;
-    else if (strstr(m, "N7cutlass10bfloat16_tE"))
-        dt = FL_BF16;
-    else
-        return 0;
-    unsigned b;
-    if (kind == FL_FWD) {
-        /* local, alibi, softcap, return_softmax: refused */
-        if (!tail_bools(m, "EEvNS_16Flash_fwd_paramsE", 8, &b) || (b & (4u | 8u | 64u | 128u)))
+    static const struct {
+        const char *name, *param;
+        unsigned kind;
+        int ntargs, traits, nparams;
+        unsigned refused;            /* bools after the traits we refuse */
+    } tab[] = {
+        { "pytorch_flash::flash_fwd_kernel", "pytorch_flash::Flash_fwd_params", FL_FWD, 9, 0, 1,
+          4u | 8u | 64u | 128u },
+        { "pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
+          "pytorch_flash::Flash_bwd_params", FL_BWD_MAIN, 8, 0, 1, 4u | 8u | 64u },
+        { "pytorch_flash::flash_bwd_dot_do_o_kernel", "pytorch_flash::Flash_bwd_params",
+          FL_BWD_DOT, 2, 1, 1, 0 },
+        { "pytorch_flash::flash_bwd_convert_dq_kernel", "pytorch_flash::Flash_bwd_params",
+          FL_BWD_CONVERT, 1, 0, 2, 0 },
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        int t = tab[i].traits, bf16;
+        unsigned b = 0;
+        if (!tfl_kname_qualified(k, tab[i].name) || k->name_len != strlen(tab[i].name))
+            continue;
+        if (k->ntargs != tab[i].ntargs || k->nparams != tab[i].nparams ||
+            !tfl_kname_param_is(k, 0, tab[i].param) ||
+            (tab[i].nparams == 2 && !tfl_kname_param_is(k, 1, "int")) ||
+            !traits_dtype(k->targ[t], k->targ_len[t], &bf16))
             return 0;
-        if (b & 1u)
-            dt |= FL_DROPOUT;
-    } else if (kind == FL_BWD_MAIN) {
-        /* local, alibi, softcap: refused */
-        if (!tail_bools(m, "EEvNS_16Flash_bwd_paramsE", 7, &b) || (b & (4u | 8u | 64u)))
+        if (tab[i].kind == FL_BWD_DOT && !bool_targs(k, 0, 1, &b))
             return 0;
-        if (b & 1u)
+        if ((tab[i].kind == FL_FWD || tab[i].kind == FL_BWD_MAIN) &&
+            (!bool_targs(k, 1, k->ntargs, &b) || (b & tab[i].refused)))
+            return 0;
+        unsigned dt = bf16 ? FL_BF16 : 0;
+        if ((tab[i].kind == FL_FWD || tab[i].kind == FL_BWD_MAIN) && (b & 1u))
             dt |= FL_DROPOUT;
-    } else if (!strstr(m, "EEEEvNS_16Flash_bwd_paramsE")) {
-        return 0;
+        *cookie = (void *)(uintptr_t)(FL_TAG | dt | tab[i].kind);
+        return 1;
     }
-    *cookie = (void *)(uintptr_t)(FL_TAG | dt | kind);
+    return 0;
+}
+
+/* Flash_fwd_params (472 bytes) or Flash_bwd_params (648), by value;
+ * convert_dq also takes an int (its count of dq splits, not read). */
+int tfl_attn_flash_layout(void *cookie, tfl_klayout *l)
+{
+    const unsigned kind = (uintptr_t)cookie & 0xff;
+    tfl_klayout_add(l, kind == FL_FWD ? FWD_SIZE : BWD_SIZE, 8);
+    if (kind == FL_BWD_CONVERT)
+        tfl_klayout_add(l, 4, 4);
     return 1;
 }
 

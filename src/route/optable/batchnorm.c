@@ -1,7 +1,13 @@
 /*
  * batchnorm.c - the "batchnorm" kernel family of the semantic op table:
  * PyTorch's native batch norm kernels (Normalization.cuh) and group norm
- * kernels (group_norm_kernel.cu), float32, torch 2.11.0 sm_80 layouts.
+ * kernels (group_norm_kernel.cu), recognised by structure (tfl_kname: base
+ * name, parameter count, template arguments by what they are), with the
+ * parameter layout of each (layout(); the sm_80 cubins of torch 2.11 -
+ * 2.15 agree).  Torch 2.13 rewrote group norm's forward: its TensorIterator
+ * lambdas are gone, the moments kernel gained two parameters (2.15 renamed
+ * it RowwiseMomentsContiguousCUDAKernel) and ComputeFusedParamsCUDAKernel
+ * the accumulate type as a template argument (same parameters).
  *
  * Batch norm kernels take GenericPackedTensorAccessor<T, D, _, index_t>
  * by value: { T* data; index_t sizes[D]; index_t strides[D] } (elements),
@@ -32,7 +38,8 @@
  *       sum_dy, sum_dy_xmu, {dx, float norm | numel, dx, long world},
  *       int red, int stride)
  * Group norm (T = float; rows are N*G groups of D*HxW elements):
- *   RowwiseMomentsCUDAKernel(int64 n, float eps, X, mean, rstd) grid.x = rows
+ *   RowwiseMomentsCUDAKernel(int64 n, float eps, X, mean, rstd[, acc*, acc*
+ *       (2.13+, not read for float)])                     grid.x = rows
  *   ComputeFusedParamsCUDAKernel(N, C, G, mean, rstd, gamma, beta, a, b)
  *   ComputeInternalGradientsCUDAKernel(HxW, dY, X, ds, db)      grid.x = N*C
  *   ComputeBackwardFusedParamsCUDAKernel(C, HxW, G, mean, rstd, gamma, ds,
@@ -50,6 +57,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable/batchnorm_internal.h"
+#include "route/optable/kname.h"
 #include "route/optable/pt_abi.h"
 
 enum {
@@ -59,99 +67,122 @@ enum {
     K_GN_GAMMA_BETA, K_GN_GAMMA_BETA_1D,
 };
 
+/* The native kernels by base name; nparams / nparams_numel: their
+ * parameter counts (the backward_elemt kernels have a second overload,
+ * (..., const int *numel, int world_size) instead of the float norm). */
 static const struct {
-    const char *prefix;       /* mangled name up to the template arguments */
+    const char *base;
     int kind;
     const char *name;
+    int nparams, nparams_numel;
 } native[] = {
-    { "_ZN2at6native36batch_norm_collect_statistics_kernelI", K_COLLECT, "batch_norm_stats" },
-    { "_ZN2at6native33batch_norm_transform_input_kernelI", K_TRANSFORM, "batch_norm_apply" },
-    { "_ZN2at6native26batch_norm_backward_kernelI", K_BACKWARD, "batch_norm_backward" },
-    { "_ZN2at6native33batch_norm_backward_reduce_kernelI", K_BWD_REDUCE, "batch_norm_backward_reduce" },
-    { "_ZN2at6native32batch_norm_backward_elemt_kernelI", K_BWD_ELEMT, "batch_norm_backward_elemt" },
-    { "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelI", K_CL_COLLECT, "batch_norm_stats" },
-    { "_ZN2at6native47batch_norm_transform_input_channels_last_kernelI", K_CL_TRANSFORM, "batch_norm_apply" },
-    { "_ZN2at6native47batch_norm_backward_reduce_channels_last_kernelI", K_CL_BWD_REDUCE, "batch_norm_backward_reduce" },
-    { "_ZN2at6native46batch_norm_backward_elemt_channels_last_kernelI", K_CL_BWD_ELEMT, "batch_norm_backward_elemt" },
+    { "batch_norm_collect_statistics_kernel", K_COLLECT, "batch_norm_stats", 5, 0 },
+    { "batch_norm_transform_input_kernel", K_TRANSFORM, "batch_norm_apply", 7, 0 },
+    { "batch_norm_backward_kernel", K_BACKWARD, "batch_norm_backward", 12, 0 },
+    { "batch_norm_backward_reduce_kernel", K_BWD_REDUCE, "batch_norm_backward_reduce", 8, 0 },
+    { "batch_norm_backward_elemt_kernel", K_BWD_ELEMT, "batch_norm_backward_elemt", 9, 10 },
+    { "batch_norm_collect_statistics_channels_last_kernel", K_CL_COLLECT, "batch_norm_stats", 8, 0 },
+    { "batch_norm_transform_input_channels_last_kernel", K_CL_TRANSFORM, "batch_norm_apply", 10, 0 },
+    { "batch_norm_backward_reduce_channels_last_kernel", K_CL_BWD_REDUCE, "batch_norm_backward_reduce", 12, 0 },
+    { "batch_norm_backward_elemt_channels_last_kernel", K_CL_BWD_ELEMT, "batch_norm_backward_elemt", 11, 12 },
 };
 
-static int arg_is(const char *a, size_t n, const char *want)
-{
-    return n == strlen(want) && strncmp(a, want, n) == 0;
-}
-
 /* float, c10::Half or c10::BFloat16 */
-static int fp_type(const char *a, size_t n, tfl_dtype *dt)
+static int fp_type(const tfl_kname *kn, int i, tfl_dtype *dt)
 {
-    return tfl_pt_type_name(a, n, dt) && (*dt == TFL_DT_F32 || *dt == TFL_DT_F16 || *dt == TFL_DT_BF16);
+    return tfl_kname_targ_dtype(kn, i, dt) &&
+           (*dt == TFL_DT_F32 || *dt == TFL_DT_F16 || *dt == TFL_DT_BF16);
 }
 
-/* The template arguments of a native batch norm kernel (demangled):
+/* The template arguments of a native batch norm kernel:
  *   collect_statistics<VarTransform, in, stat, acc, index>
  *   transform_input<in, stat, acc, train, index>
  *   backward / backward_reduce / backward_elemt<in, stat, acc, index>
  *   collect_statistics_channels_last<VarTransform, in, acc, vec>
  *   transform_input_channels_last<in, acc, layer, vec>
  *   backward_{reduce,elemt}_channels_last<vec, in, acc, layer>
- * acc must be float; in and stat (layer) float, Half or BFloat16. */
-static int parse_types(const char *m, bn_kernel *k)
+ * acc must be float; in and stat (layer) float, Half or BFloat16; vec
+ * (items per thread) only shapes the loop. */
+static int parse_types(const tfl_kname *kn, bn_kernel *k)
 {
-    char *d = tfl_pt_demangle(m);
-    if (!d)
-        return 0;
-    int ok = 0;
-    const char *p = strstr(d, "_kernel<");
-    const char *a[6];
-    size_t n[6];
-    int na = p ? tfl_pt_template_args(p + strlen("_kernel"), a, n, 6) : -1;
-    int ii = -1, is = -1, ia = -1, iv = -1, ix = -1;
+    const int na = kn->ntargs;
+    int ii = -1, is = -1, ia = -1, iv = -1, ix = -1, ic = -1;
     switch (k->kind) {
     case K_COLLECT:      if (na == 5) { iv = 0; ii = 1; is = 2; ia = 3; ix = 4; } break;
-    case K_TRANSFORM:    if (na == 5 && arg_is(a[3], n[3], "true")) { ii = 0; is = 1; ia = 2; ix = 4; } break;
+    case K_TRANSFORM:    if (na == 5 && tfl_kname_targ_is(kn, 3, "true")) { ii = 0; is = 1; ia = 2; ix = 4; } break;
     case K_BACKWARD:
     case K_BWD_REDUCE:
     case K_BWD_ELEMT:    if (na == 4) { ii = 0; is = 1; ia = 2; ix = 3; } break;
-    case K_CL_COLLECT:   if (na == 4) { iv = 0; ii = 1; ia = 2; } break;
-    case K_CL_TRANSFORM: if (na == 4) { ii = 0; ia = 1; is = 2; } break;
-    default:             if (na == 4) { ii = 1; ia = 2; is = 3; } break;
+    case K_CL_COLLECT:   if (na == 4) { iv = 0; ii = 1; ia = 2; ic = 3; } break;
+    case K_CL_TRANSFORM: if (na == 4) { ii = 0; ia = 1; is = 2; ic = 3; } break;
+    default:             if (na == 4) { ic = 0; ii = 1; ia = 2; is = 3; } break;
     }
     tfl_dtype acc = TFL_DT_F32;
+    long long v;
     k->stat_dt = TFL_DT_F32;
-    if (ii >= 0 && fp_type(a[ii], n[ii], &k->in_dt) && fp_type(a[ia], n[ia], &acc) && acc == TFL_DT_F32 &&
-        (is < 0 || fp_type(a[is], n[is], &k->stat_dt))) {
-        ok = 1;
-        if (iv >= 0) {
-            if (arg_is(a[iv], n[iv], "at::native::InvStd"))
-                k->invstd = 1;
-            else if (!arg_is(a[iv], n[iv], "at::native::Var"))
-                ok = 0;
-        }
-        if (ix >= 0) {
-            if (arg_is(a[ix], n[ix], "long"))
-                k->idx64 = 1;
-            else if (!arg_is(a[ix], n[ix], "int"))
-                ok = 0;
-        }
+    if (ii < 0 || !fp_type(kn, ii, &k->in_dt) || !fp_type(kn, ia, &acc) || acc != TFL_DT_F32 ||
+        (is >= 0 && !fp_type(kn, is, &k->stat_dt)) || (ic >= 0 && !tfl_kname_targ_int(kn, ic, &v)))
+        return 0;
+    if (iv >= 0) {
+        if (tfl_kname_targ_is(kn, iv, "InvStd"))
+            k->invstd = 1;
+        else if (!tfl_kname_targ_is(kn, iv, "Var"))
+            return 0;
     }
-    free(d);
-    return ok;
+    if (ix >= 0) {
+        if (tfl_kname_targ_is(kn, ix, "long"))
+            k->idx64 = 1;
+        else if (!tfl_kname_targ_is(kn, ix, "int"))
+            return 0;
+    }
+    return 1;
 }
 
+/* group_norm_kernel.cu's kernels, float only.  `targs` is the template
+ * argument list: "f" <float>, "ff" <float, float> (the accumulate type
+ * became an argument), "if" <vec, float, float> (an int vector width,
+ * which only shapes loads).  RowwiseMomentsCUDAKernel<float> is group
+ * norm's; layer norm's namesake has three arguments.  Form 1: the moments
+ * kernels of torch 2.13+ - RowwiseMomentsCUDAKernel<float, float> (2.13,
+ * 2.14), RowwiseMomentsContiguousCUDAKernel<vec, float, float> (2.15) -
+ * take two more accumulate-type pointers, which for float they never
+ * touch (sm_80 SASS: only mean and rstd are stored, the same per-row
+ * Welford moments and rsqrt(var + eps) as 2.11's kernel, one row per
+ * block). */
 static const struct {
-    const char *ident;        /* "<len>Name" inside group_norm_kernel.cu   */
+    const char *base;
     int kind;
     const char *name;
+    int nparams;
+    const char *targs;
+    int form;
 } gn[] = {
-    { "24RowwiseMomentsCUDAKernelIfEE", K_GN_MOMENTS, "group_norm_stats" },
-    { "28ComputeFusedParamsCUDAKernelIfEE", K_GN_FUSED, "group_norm_params" },
-    { "34ComputeInternalGradientsCUDAKernelIfEE", K_GN_INTERNAL_GRADS, "group_norm_backward_sums" },
-    { "36ComputeBackwardFusedParamsCUDAKernelIfEE", K_GN_BWD_PARAMS, "group_norm_backward_params" },
-    { "38Compute1dBackwardFusedParamsCUDAKernelIfEE", K_GN_BWD_PARAMS_1D, "group_norm_backward_params" },
-    { "28GammaBetaBackwardCUDAKernel1IfEE", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta" },
-    { "28GammaBetaBackwardCUDAKernel2IfEE", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta" },
-    { "30GammaBeta1dBackwardCUDAKernel1IfEE", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta" },
-    { "30GammaBeta1dBackwardCUDAKernel2IfEE", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta" },
+    { "RowwiseMomentsCUDAKernel", K_GN_MOMENTS, "group_norm_stats", 5, "f", 0 },
+    { "RowwiseMomentsCUDAKernel", K_GN_MOMENTS, "group_norm_stats", 7, "ff", 1 },
+    { "RowwiseMomentsContiguousCUDAKernel", K_GN_MOMENTS, "group_norm_stats", 7, "iff", 1 },
+    { "ComputeFusedParamsCUDAKernel", K_GN_FUSED, "group_norm_params", 9, "f", 0 },
+    { "ComputeFusedParamsCUDAKernel", K_GN_FUSED, "group_norm_params", 9, "ff", 0 },
+    { "ComputeInternalGradientsCUDAKernel", K_GN_INTERNAL_GRADS, "group_norm_backward_sums", 5, "f", 0 },
+    { "ComputeBackwardFusedParamsCUDAKernel", K_GN_BWD_PARAMS, "group_norm_backward_params", 10, "f", 0 },
+    { "Compute1dBackwardFusedParamsCUDAKernel", K_GN_BWD_PARAMS_1D, "group_norm_backward_params", 9, "f", 0 },
+    { "GammaBetaBackwardCUDAKernel1", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta", 9, "f", 0 },
+    { "GammaBetaBackwardCUDAKernel2", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta", 9, "f", 0 },
+    { "GammaBeta1dBackwardCUDAKernel1", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta", 9, "f", 0 },
+    { "GammaBeta1dBackwardCUDAKernel2", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta", 9, "f", 0 },
 };
+
+/* The template arguments read as `pattern` ('f' float, 'i' an int). */
+static int targs_are(const tfl_kname *kn, const char *pattern)
+{
+    long long v;
+    int n = (int)strlen(pattern);
+    if (kn->ntargs != n)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (pattern[i] == 'f' ? !tfl_kname_targ_is(kn, i, "float") : !tfl_kname_targ_int(kn, i, &v))
+            return 0;
+    return 1;
+}
 
 static int keep(const bn_kernel *k, void **cookie)
 {
@@ -163,40 +194,78 @@ static int keep(const bn_kernel *k, void **cookie)
     return 1;
 }
 
+static int match_kname(const tfl_kname *kn, bn_kernel *k)
+{
+    memset(k, 0, sizeof *k);
+    for (size_t i = 0; i < sizeof native / sizeof native[0]; i++) {
+        if (!tfl_kname_is(kn, native[i].base))
+            continue;
+        if (kn->nparams != native[i].nparams && kn->nparams != native[i].nparams_numel)
+            return 0;
+        k->kind = native[i].kind;
+        k->name = native[i].name;
+        k->numel_form = kn->nparams == native[i].nparams_numel;
+        return parse_types(kn, k);
+    }
+    for (size_t i = 0; i < sizeof gn / sizeof gn[0]; i++) {
+        if (!tfl_kname_is(kn, gn[i].base) || kn->nparams != gn[i].nparams ||
+            !targs_are(kn, gn[i].targs))
+            continue;
+        k->kind = gn[i].kind;
+        k->name = gn[i].name;
+        k->numel_form = gn[i].form;      /* (the moments kernels' form) */
+        return 1;
+    }
+    return tfl_bn_map_match(kn, k);
+}
+
 static int match(const char *m, void **cookie)
 {
+    /* cheap filter: the native kernels and the lambdas' loops are in
+     * at::native */
+    if (strncmp(m, "_ZN2at6native", 13) != 0)
+        return 0;
+    tfl_kname kn;
+    if (tfl_kname_parse(m, &kn) != 0)
+        return 0;
     bn_kernel k;
-    for (size_t i = 0; i < sizeof native / sizeof native[0]; i++) {
-        size_t n = strlen(native[i].prefix);
-        if (strncmp(m, native[i].prefix, n) != 0)
-            continue;
-        memset(&k, 0, sizeof k);
-        k.kind = native[i].kind;
-        k.name = native[i].name;
-        if (!parse_types(m, &k))
-            return 0;
-        if (k.kind == K_BWD_ELEMT) {
-            size_t len = strlen(m);
-            k.numel_form = len > 4 && strcmp(m + len - 4, "PKii") == 0;
-        }
-        if (k.kind == K_CL_BWD_ELEMT)
-            k.numel_form = strstr(m, "PKiPS2_lii") != NULL;
-        return keep(&k, cookie);
+    int ok = match_kname(&kn, &k);
+    tfl_kname_free(&kn);
+    return ok && keep(&k, cookie);
+}
+
+/* The parameters run() reads, per kind (the signatures in the header
+ * comment): GenericPackedTensorAccessor<T, D, _, index_t> is "A<D>" for
+ * int32 indices (8 + 8D bytes), "a<D>" for int64 (8 + 16D). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const bn_kernel *k = cookie;
+    if (k->kind == K_MAP)
+        return tfl_bn_map_layout(k, l);
+    char sig[64];
+    const char a = k->idx64 ? 'a' : 'A';
+    switch (k->kind) {
+    case K_COLLECT:       snprintf(sig, sizeof sig, "%c3 f f %c1 %c1", a, a, a); break;
+    case K_TRANSFORM:     snprintf(sig, sizeof sig, "%c3 %c3 %c1 x3 f", a, a, a); break;
+    case K_BACKWARD:      snprintf(sig, sizeof sig, "%c3 x2 %c1 x6 b f", a, a); break;
+    case K_BWD_REDUCE:    snprintf(sig, sizeof sig, "%c3 %c3 %c1 x5", a, a, a); break;
+    case K_BWD_ELEMT:     snprintf(sig, sizeof sig, "%c3 %c3 %c1 x4 %c3 %s", a, a, a, a,
+                                   k->numel_form ? "p i" : "f"); break;
+    case K_CL_COLLECT:    snprintf(sig, sizeof sig, "p x4 i i f"); break;
+    case K_CL_TRANSFORM:  snprintf(sig, sizeof sig, "p x6 i i b"); break;
+    case K_CL_BWD_REDUCE: snprintf(sig, sizeof sig, "p x9 i i"); break;
+    case K_CL_BWD_ELEMT:  snprintf(sig, sizeof sig, "%s", k->numel_form ? "p x8 l i i" : "p x7 f i i"); break;
+    case K_GN_MOMENTS:    /* (int64 n, float eps, X, mean, rstd[, two unused pointers]) */
+                          snprintf(sig, sizeof sig, "l f p x%d", k->numel_form ? 4 : 2); break;
+    case K_GN_INTERNAL_GRADS: snprintf(sig, sizeof sig, "l p x3"); break;
+    case K_GN_FUSED:
+    case K_GN_GAMMA_BETA:
+    case K_GN_GAMMA_BETA_1D: snprintf(sig, sizeof sig, "l x2 p x5"); break;
+    case K_GN_BWD_PARAMS: snprintf(sig, sizeof sig, "l x2 p x6"); break;
+    case K_GN_BWD_PARAMS_1D: snprintf(sig, sizeof sig, "l l p x6"); break;
+    default:              return 0;
     }
-    if (strstr(m, "group_norm_kernel_cu") && strncmp(m, "_ZN2at6native", 13) == 0) {
-        for (size_t i = 0; i < sizeof gn / sizeof gn[0]; i++) {
-            if (!strstr(m, gn[i].ident))
-                continue;
-            memset(&k, 0, sizeof k);
-            k.kind = gn[i].kind;
-            k.name = gn[i].name;
-            return keep(&k, cookie);
-        }
-    }
-    memset(&k, 0, sizeof k);
-    if (tfl_bn_map_match(m, &k))
-        return keep(&k, cookie);
-    return 0;
+    return tfl_klayout_sig(l, sig) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -693,4 +762,5 @@ const tfl_kfamily tfl_kfamily_batchnorm = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -13,7 +13,8 @@ typedef struct bn_kernel {
     int kind;          /* K_* in batchnorm.c, or K_MAP                     */
     int idx64;         /* accessor index_t is int64_t                      */
     int invstd;        /* collect_statistics: InvStd (else Var)            */
-    int numel_form;    /* backward_elemt: (numel*, world_size) overload    */
+    int numel_form;    /* backward_elemt: (numel*, world_size) overload;
+                          group norm moments: the 2.13+ seven-parameter form */
     tfl_dtype in_dt, stat_dt;   /* native kernels: x and parameter types  */
     /* K_MAP */
     int form;          /* MAP_VEC, MAP_LEGACY, MAP_MULTI, MAP_MULTI_TRIVIAL */
@@ -30,8 +31,11 @@ enum { K_MAP = 100 };
 enum { MAP_VEC = 1, MAP_LEGACY, MAP_LEGACY_CAST, MAP_MULTI, MAP_MULTI_TRIVIAL };
 
 /* Recognise a Normalization.cu / group_norm_kernel.cu TensorIterator
- * lambda kernel; fills *k. */
-int tfl_bn_map_match(const char *mangled, bn_kernel *k);
+ * lambda kernel by its parsed name; fills *k. */
+struct tfl_kname;
+int tfl_bn_map_match(const struct tfl_kname *name, bn_kernel *k);
+/* The parameters tfl_bn_map_run reads for it. */
+int tfl_bn_map_layout(const bn_kernel *k, tfl_klayout *l);
 /* Decode and run one launch of such a kernel. */
 tfl_status tfl_bn_map_run(const tfl_kcall *c, const bn_kernel *k, char *err, size_t errlen);
 

@@ -3,7 +3,11 @@
  * (Normalization.cu) and group norm (group_norm_kernel.cu), float32, run
  * as TFL_BN_MAP ops.
  *
- * Kernel forms (CUDALoops.cuh, torch 2.11.0 sm_80 parameter tables):
+ * Kernel forms (CUDALoops.cuh; parameter tables of the torch 2.11 - 2.15
+ * sm_80 cubins, stated by tfl_bn_map_layout), recognised by structure
+ * (tfl_kname: the loop's base name, the functor by its enclosing function
+ * and signature; 2.15's extra vectorized-load bool is a constant that
+ * only shapes memory access):
  *   vectorized_elementwise_kernel<vec, F, array<char*, n>>(int N, F f,
  *       array data)                      - every operand dense float
  *   elementwise_kernel<128, vt, gpu_kernel_impl_nocast<F>::lambda(int)>
@@ -41,6 +45,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable/batchnorm_internal.h"
+#include "route/optable/kname.h"
 #include "route/optable/pt_abi.h"
 
 typedef struct lambda_rule {
@@ -52,33 +57,34 @@ typedef struct lambda_rule {
     int lowp;                 /* Half / BFloat16 arguments allowed          */
     int perm[7];              /* op input k = lambda argument perm[k]      */
     const char *name;
+    int acc_too;              /* also Name<float, float>( (torch 2.13+)    */
 } lambda_rule;
 
 static const lambda_rule rules[] = {
-    { "batch_norm_calc_invstd(", 1, 1, TFL_BN_MAP_RSQRT_EPS, 0, 1, 16, 1, 1, { 0 }, "batch_norm_invstd" },
-    { "batch_norm_update_stats(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 2, 16, 2, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats" },
-    { "batch_norm_update_stats_and_invert(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 3, 24, 3, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats" },
-    { "batch_norm_elementwise(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 1, { 0, 3, 4, 1, 2 }, "batch_norm_apply" },
-    { "batch_norm_elementwise_backward_train(", 7, 1, TFL_BN_MAP_BWD_TRAIN, 0, 1, 16, 1, 1, { 0, 1, 2, 3, 4, 5, 6 }, "batch_norm_backward_elemt" },
-    { "batch_norm_elementwise_backward_eval(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1 }, "batch_norm_backward_eval" },
-    { "batch_norm_elementwise_backward_eval(", 3, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1, 2 }, "batch_norm_backward_eval" },
-    { "GroupNormKernelImplInternal<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply" },
-    { "GroupNormKernelImplInternal<float>(", 3, 2, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply" },
-    { "GroupNorm1dForward<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply" },
-    { "GroupNorm1dForward<float>(", 4, 1, TFL_BN_MAP_NORM, 1, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply" },
-    { "GroupNorm1dForward<float>(", 4, 2, TFL_BN_MAP_NORM, 2, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply" },
-    { "GroupNorm1dForward<float>(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_apply" },
-    { "GroupNormBackwardKernelImplInternal<float>(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 0, { 0, 1 }, "group_norm_backward_elemt" },
-    { "GroupNormBackwardKernelImplInternal<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt" },
-    { "GroupNormBackwardKernelImplInternal<float>(", 5, 2, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt" },
-    { "GroupNorm1dBackward<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt" },
-    { "GroupNorm1dBackward<float>(", 6, 1, TFL_BN_MAP_AFFINE3, 1, 1, 1, 0, 0, { 0, 1, 2, 3, 4, 5 }, "group_norm_backward_elemt" },
+    { "batch_norm_calc_invstd(", 1, 1, TFL_BN_MAP_RSQRT_EPS, 0, 1, 16, 1, 1, { 0 }, "batch_norm_invstd", 0 },
+    { "batch_norm_update_stats(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 2, 16, 2, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats", 0 },
+    { "batch_norm_update_stats_and_invert(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 3, 24, 3, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats", 0 },
+    { "batch_norm_elementwise(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 1, { 0, 3, 4, 1, 2 }, "batch_norm_apply", 0 },
+    { "batch_norm_elementwise_backward_train(", 7, 1, TFL_BN_MAP_BWD_TRAIN, 0, 1, 16, 1, 1, { 0, 1, 2, 3, 4, 5, 6 }, "batch_norm_backward_elemt", 0 },
+    { "batch_norm_elementwise_backward_eval(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1 }, "batch_norm_backward_eval", 0 },
+    { "batch_norm_elementwise_backward_eval(", 3, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1, 2 }, "batch_norm_backward_eval", 0 },
+    { "GroupNormKernelImplInternal<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0 },
+    { "GroupNormKernelImplInternal<float>(", 3, 2, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0 },
+    { "GroupNorm1dForward<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 1 },
+    { "GroupNorm1dForward<float>(", 4, 1, TFL_BN_MAP_NORM, 1, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply", 1 },
+    { "GroupNorm1dForward<float>(", 4, 2, TFL_BN_MAP_NORM, 2, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply", 1 },
+    { "GroupNorm1dForward<float>(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_apply", 1 },
+    { "GroupNormBackwardKernelImplInternal<float>(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 0, { 0, 1 }, "group_norm_backward_elemt", 0 },
+    { "GroupNormBackwardKernelImplInternal<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0 },
+    { "GroupNormBackwardKernelImplInternal<float>(", 5, 2, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0 },
+    { "GroupNorm1dBackward<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0 },
+    { "GroupNorm1dBackward<float>(", 6, 1, TFL_BN_MAP_AFFINE3, 1, 1, 1, 0, 0, { 0, 1, 2, 3, 4, 5 }, "group_norm_backward_elemt", 0 },
 };
 
 #define RULE_COUNT (sizeof rules / sizeof rules[0])
 
 /* First "{lambda(<float|c10::Half|c10::BFloat16, ...>)#k}" of the
- * demangled name: arity, argument types and k. */
+ * functor's text: arity, argument types and k. */
 static int first_float_lambda(const char *d, int *nargs, int *idx, tfl_dtype *dt)
 {
     static const struct { const char *name; tfl_dtype dt; } types[] = {
@@ -111,37 +117,120 @@ static int first_float_lambda(const char *d, int *nargs, int *idx, tfl_dtype *dt
     return 0;
 }
 
-int tfl_bn_map_match(const char *m, bn_kernel *k)
+/* Every template argument but those in `used` is an int or bool constant:
+ * the vector width / items per thread, 2.15's vectorized-load flag - they
+ * choose how memory is accessed, never what is computed. */
+static int others_constant(const tfl_kname *kn, const int *used, int nused)
 {
-    if (!strstr(m, "Normalization_cu") && !strstr(m, "group_norm_kernel_cu"))
+    for (int i = 0; i < kn->ntargs; i++) {
+        int u = 0;
+        for (int j = 0; j < nused; j++)
+            u |= used[j] == i;
+        long long v;
+        if (!u && !tfl_kname_targ_int(kn, i, &v))
+            return 0;
+    }
+    return kn->ntargs <= TFL_KNAME_MAX;
+}
+
+/* OffsetCalculator<n, unsigned int[, false]> (the unsigned-stride form
+ * tfl_pt_offset_calc_decode reads) or TrivialOffsetCalculator<n, uint>. */
+static int calc_arg(const tfl_kname *kn, int i, int *trivial)
+{
+    const char *pre = tfl_kname_targ_starts(kn, i, "TrivialOffsetCalculator<") ? "TrivialOffsetCalculator"
+                    : tfl_kname_targ_starts(kn, i, "OffsetCalculator<") ? "OffsetCalculator" : NULL;
+    if (!pre)
         return 0;
-    int form;
-    if (strncmp(m, "_ZN2at6native29vectorized_elementwise_kernelILi", 47) == 0)
-        form = MAP_VEC;
-    else if (strncmp(m, "_ZN2at6native18elementwise_kernelILi128ELi", 42) == 0 &&
-             strstr(m, "22gpu_kernel_impl_nocast"))
-        form = MAP_LEGACY;
-    else if (strncmp(m, "_ZN2at6native18elementwise_kernelILi128ELi", 42) == 0 &&
-             strstr(m, "15gpu_kernel_implI"))
-        form = MAP_LEGACY_CAST;
-    else if (strstr(m, "45unrolled_elementwise_kernel_for_multi_outputs"))
-        form = strstr(m, "23TrivialOffsetCalculator") ? MAP_MULTI_TRIVIAL : MAP_MULTI;
-    else
+    *trivial = pre[0] == 'T';
+    const char *as[4];
+    size_t al[4];
+    int n = tfl_pt_template_args(kn->targ[i] + strlen(pre), as, al, 4);
+    return n >= 2 && al[1] == strlen("unsigned int") && strncmp(as[1], "unsigned int", al[1]) == 0 &&
+           (n == 2 || (n == 3 && al[2] == 5 && strncmp(as[2], "false", 5) == 0));
+}
+
+/* Which loop form, and the functor's text: 0 if not one of ours. */
+static int map_form(const tfl_kname *kn, const char **fn, size_t *fn_len)
+{
+    long long v;
+    if (tfl_kname_is(kn, "vectorized_elementwise_kernel")) {
+        /* <vec, F, std::array<char*, n>[, bool (2.15)]> */
+        int used[] = { 1, 2 };
+        if (!tfl_kname_targ_starts(kn, 2, "std::array<char*,") || !others_constant(kn, used, 2))
+            return 0;
+        *fn = kn->targ[1];
+        *fn_len = kn->targ_len[1];
+        return MAP_VEC;
+    }
+    if (tfl_kname_is(kn, "elementwise_kernel") && tfl_kname_targ_is(kn, 0, "128")) {
+        /* <128, vt, gpu_kernel_impl[_nocast]<F>(...)::{lambda(int)#1}> */
+        int used[] = { 2 };
+        if (kn->ntargs != 3 || !tfl_kname_targ_int(kn, 1, &v) || !others_constant(kn, used, 1))
+            return 0;
+        *fn = kn->targ[2];
+        *fn_len = kn->targ_len[2];
+        if (tfl_kname_targ_starts(kn, 2, "gpu_kernel_impl_nocast<"))
+            return MAP_LEGACY;
+        if (tfl_kname_targ_starts(kn, 2, "gpu_kernel_impl<"))
+            return MAP_LEGACY_CAST;
         return 0;
-    char *d = tfl_pt_demangle(m);
-    if (!d)
+    }
+    if (tfl_kname_is(kn, "unrolled_elementwise_kernel_for_multi_outputs")) {
+        /* <nout, F, std::array<char*, n>, input calc, output calc> */
+        int ti, to;
+        if (kn->ntargs != 5 || !tfl_kname_targ_int(kn, 0, &v) ||
+            !tfl_kname_targ_starts(kn, 2, "std::array<char*,") || !calc_arg(kn, 3, &ti) ||
+            !calc_arg(kn, 4, &to) || ti != to)
+            return 0;
+        *fn = kn->targ[1];
+        *fn_len = kn->targ_len[1];
+        return ti ? MAP_MULTI_TRIVIAL : MAP_MULTI;
+    }
+    return 0;
+}
+
+/* Is the lambda in the rule's enclosing function?  Group norm's forward
+ * functions are <float> in torch 2.11 / 2.12 and <float, float> (the
+ * accumulate type became a template argument) from 2.13.  Only rules
+ * marked acc_too accept the second spelling: GroupNorm1dForward's lambdas
+ * compute the same in every release (their sm_80 SASS arithmetic agrees
+ * from 2.11 to 2.15), but GroupNormKernelImplInternal<float, float> gained
+ * a lambda in 2.15 that shifted the "#k" numbering - its #1 is (x - mean)
+ * * rstd in 2.13 / 2.14 and a fused multiply-add in 2.15 under the same
+ * name - so that name cannot say which lambda it is and is not claimed. */
+static int in_function(const char *text, const lambda_rule *r)
+{
+    const char *func = r->func;
+    if (strstr(text, func))
+        return 1;
+    const char *t = strstr(func, "<float>(");
+    char alt[96];
+    if (!r->acc_too || !t || strlen(func) + 8 >= sizeof alt)
         return 0;
+    snprintf(alt, sizeof alt, "%.*s<float, float>(", (int)(t - func), func);
+    return strstr(text, alt) != NULL;
+}
+
+int tfl_bn_map_match(const tfl_kname *kn, bn_kernel *k)
+{
+    const char *fn;
+    size_t fn_len;
+    int form = map_form(kn, &fn, &fn_len);
+    char text[2048];
+    if (!form || fn_len >= sizeof text)
+        return 0;
+    memcpy(text, fn, fn_len);
+    text[fn_len] = 0;
     int nargs = 0, idx = 0, found = -1;
     tfl_dtype adt[8];
-    if (first_float_lambda(d, &nargs, &idx, adt)) {
-        /* the rule whose enclosing function comes right before the lambda */
+    if (first_float_lambda(text, &nargs, &idx, adt)) {
+        /* the rule whose enclosing function the lambda is in */
         for (size_t i = 0; i < RULE_COUNT; i++)
-            if (rules[i].nargs == nargs && rules[i].idx == idx && strstr(d, rules[i].func)) {
+            if (rules[i].nargs == nargs && rules[i].idx == idx && in_function(text, &rules[i])) {
                 found = (int)i;
                 break;
             }
     }
-    free(d);
     if (found < 0)
         return 0;
     const lambda_rule *r = &rules[found];
@@ -175,6 +264,46 @@ int tfl_bn_map_match(const char *m, bn_kernel *k)
     for (int i = 0; i < nargs; i++)
         k->opdt[r->nout + i] = adt[i];
     return 1;
+}
+
+/* The parameters tfl_bn_map_run reads (layouts as pt_abi.h describes):
+ *   vectorized (int N, F f, char *data[n])
+ *   legacy     (int N, lambda { OffsetCalculator<n> oc; char *data[n]; F f;
+ *              [ScalarType dtypes[n] (casting form);] nvcc's 8-byte pointer })
+ *   multi      (int N, F f, char *data[n], input calc, output calc): 1-byte
+ *              TrivialOffsetCalculators or OffsetCalculator<nin> / <nout>
+ * F is the lambda: its captured floats and nvcc's pointer (8-aligned), or
+ * 1 byte when it captures nothing. */
+int tfl_bn_map_layout(const bn_kernel *k, tfl_klayout *l)
+{
+    const int n = k->nout + k->nin;
+    const size_t falign = k->fn_size >= 8 ? 8 : 1;
+    tfl_klayout_add(l, 4, 4);
+    switch (k->form) {
+    case MAP_LEGACY:
+    case MAP_LEGACY_CAST: {
+        size_t sz = tfl_pt_align(tfl_pt_offset_calc_size(n), 8) + 8 * (size_t)n;
+        sz = tfl_pt_align(sz, falign) + k->fn_size + (k->form == MAP_LEGACY_CAST ? (size_t)n : 0);
+        tfl_klayout_add(l, tfl_pt_align(sz, 8) + 8, 8);
+        return 1;
+    }
+    case MAP_MULTI:
+        tfl_klayout_add(l, k->fn_size, falign);
+        tfl_klayout_add(l, 8 * (size_t)n, 8);
+        tfl_klayout_add(l, tfl_pt_offset_calc_size(k->nin), 4);
+        tfl_klayout_add(l, tfl_pt_offset_calc_size(k->nout), 4);
+        return 1;
+    case MAP_MULTI_TRIVIAL:
+        tfl_klayout_add(l, k->fn_size, falign);
+        tfl_klayout_add(l, 8 * (size_t)n, 8);
+        tfl_klayout_add(l, 1, 1);
+        tfl_klayout_add(l, 1, 1);
+        return 1;
+    default:
+        tfl_klayout_add(l, k->fn_size, falign);
+        tfl_klayout_add(l, 8 * (size_t)n, 8);
+        return 1;
+    }
 }
 
 /* Live memory for every operand of a strided map? */

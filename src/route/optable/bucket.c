@@ -1,7 +1,9 @@
 /*
  * bucket.c - the "bucket" kernel family of the semantic op table:
  * PyTorch's searchsorted / bucketize (Bucketization.cu) and histc /
- * bincount (SummaryOps.cu) kernels, torch 2.11.0 sm_80 layouts.
+ * bincount (SummaryOps.cu) kernels.  Recognised by base name and template
+ * arguments (kname.h); layouts the same in the sm_80 cubins of torch 2.11
+ * to 2.15:
  *
  *   searchsorted_cuda_kernel<in, out>(out* data_out, const in* data_in,
  *       const in* data_bd, const int64* data_sort, int64 idim_in,
@@ -13,9 +15,13 @@
  *       TensorInfo<T, int64> = { T* data; int64 sizes[25]; int64
  *       strides[25]; int dims; } = 416 bytes; acc is float for float,
  *       double for double, int64 for integer inputs; Op is the weights
- *       lambda [cInfo] (a 416-byte TensorInfo of the weights, "UllE_") or
- *       the dummy [] returning 1 (1 byte, "UllE0_").  MemoryType (shared /
- *       global) does not change the result.
+ *       lambda {lambda(long)#1} of CUDA_tensor_histogram (a 416-byte
+ *       TensorInfo of the weights) or the dummy {lambda(long)#2} returning
+ *       1 (1 byte).  MemoryType (shared / global) is where the kernel
+ *       accumulates, which does not change the result: any constant is
+ *       accepted.  The index type and the dims arguments (1, 2, -1: a 1-d
+ *       output, any input strides) are what read_tinfo and run() assume,
+ *       so they must be exactly these.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +30,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
 
 enum { K_SEARCH = 1, K_HIST };
 
@@ -33,53 +40,89 @@ typedef struct bucket_kernel {
     int weighted;
 } bucket_kernel;
 
-/* One mangled builtin type code -> tfl_dtype. */
-static int type_code(char ch, tfl_dtype *dt)
+/* The element types the host op takes. */
+static int supported(tfl_dtype t)
 {
-    switch (ch) {
-    case 'f': *dt = TFL_DT_F32; return 1;
-    case 'd': *dt = TFL_DT_F64; return 1;
-    case 'l': *dt = TFL_DT_I64; return 1;
-    case 'i': *dt = TFL_DT_I32; return 1;
-    case 'h': *dt = TFL_DT_U8; return 1;
-    case 'a': *dt = TFL_DT_I8; return 1;
-    default:  return 0;
-    }
+    return t == TFL_DT_F32 || t == TFL_DT_F64 || t == TFL_DT_I64 || t == TFL_DT_I32 ||
+           t == TFL_DT_U8 || t == TFL_DT_I8;
+}
+
+/* Template argument i as a supported element type. */
+static int elem_targ(const tfl_kname *k, int i, tfl_dtype *dt)
+{
+    return tfl_kname_targ_dtype(k, i, dt) && supported(*dt);
+}
+
+/* Does template argument i end with `tail`? */
+static int targ_ends(const tfl_kname *k, int i, const char *tail)
+{
+    size_t n = strlen(tail);
+    return i < k->ntargs && i < TFL_KNAME_MAX && k->targ_len[i] >= n &&
+           memcmp(k->targ[i] + k->targ_len[i] - n, tail, n) == 0;
+}
+
+/* <in, out>(9 parameters) */
+static int match_search(const tfl_kname *k, bucket_kernel *b)
+{
+    if (k->ntargs != 2 || k->nparams != 9 || !elem_targ(k, 0, &b->in) ||
+        !elem_targ(k, 1, &b->out) || (b->out != TFL_DT_I64 && b->out != TFL_DT_I32))
+        return 0;
+    b->kind = K_SEARCH;
+    return 1;
+}
+
+/* <out, in, long, 1, 2, -1, MemoryType, Op>(8 parameters) */
+static int match_hist(const tfl_kname *k, bucket_kernel *b)
+{
+    static const long long dims[3] = { 1, 2, -1 };
+    long long v;
+    if (k->ntargs != 8 || k->nparams != 8 || !elem_targ(k, 0, &b->out) ||
+        !elem_targ(k, 1, &b->in) || !tfl_kname_targ_is(k, 2, "long") ||
+        !tfl_kname_targ_int(k, 6, &v) ||
+        !tfl_kname_targ_starts(k, 7, "at::cuda::CUDA_tensor_histogram<"))
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (!tfl_kname_targ_int(k, 3 + i, &v) || v != dims[i])
+            return 0;
+    if (targ_ends(k, 7, "::{lambda(long)#1}"))
+        b->weighted = 1;
+    else if (!targ_ends(k, 7, "::{lambda(long)#2}"))
+        return 0;
+    b->kind = K_HIST;
+    return 1;
 }
 
 static int match(const char *m, void **cookie)
 {
-    bucket_kernel k;
-    memset(&k, 0, sizeof k);
-    const char *p;
-    static const char search_id[] = "24searchsorted_cuda_kernelI";
-    static const char hist_id[] = "_ZN2at4cuda17kernelHistogram1DI";
-    if (strstr(m, "Bucketization_cu") && (p = strstr(m, search_id)) != NULL) {
-        p += strlen(search_id);
-        if (!type_code(p[0], &k.in) || !type_code(p[1], &k.out) || p[2] != 'E')
-            return 0;
-        if (k.out != TFL_DT_I64 && k.out != TFL_DT_I32)
-            return 0;
-        k.kind = K_SEARCH;
-    } else if (strncmp(m, hist_id, strlen(hist_id)) == 0) {
-        p = m + strlen(hist_id);
-        if (!type_code(p[0], &k.out) || !type_code(p[1], &k.in) ||
-            strncmp(p + 2, "lLi1ELi2ELin1E", 14) != 0)
-            return 0;
-        if (strstr(p, "EUllE_EE"))
-            k.weighted = 1;
-        else if (!strstr(p, "EUllE0_EE"))
-            return 0;
-        k.kind = K_HIST;
-    } else {
+    if (!strstr(m, "searchsorted_cuda_kernel") && !strstr(m, "kernelHistogram1D"))
         return 0;
-    }
-    bucket_kernel *c = malloc(sizeof *c);
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
+        return 0;
+    bucket_kernel b;
+    memset(&b, 0, sizeof b);
+    int ok = tfl_kname_is(&k, "searchsorted_cuda_kernel") ? match_search(&k, &b)
+           : tfl_kname_qualified(&k, "at::cuda::kernelHistogram1D") ? match_hist(&k, &b) : 0;
+    tfl_kname_free(&k);
+    bucket_kernel *c = ok ? malloc(sizeof *c) : NULL;
     if (!c)
         return 0;
-    *c = k;
+    *c = b;
     *cookie = c;
     return 1;
+}
+
+/* The parameters run() reads (optable.h signature tokens). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const bucket_kernel *k = cookie;
+    if (k->kind == K_SEARCH)
+        return tfl_klayout_sig(l, "p p p p l l l b b") == 0;
+    /* min/max in the input's accumulate type */
+    const char *acc = k->in == TFL_DT_F32 ? "f f" : k->in == TFL_DT_F64 ? "d d" : "l l";
+    char sig[64];
+    snprintf(sig, sizeof sig, "416:8 416:8 416:8 l %s l %s", acc, k->weighted ? "416:8" : "b");
+    return tfl_klayout_sig(l, sig) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -222,4 +265,5 @@ const tfl_kfamily tfl_kfamily_bucket = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -24,6 +24,9 @@
  *   conv_depthwise3d_cuda_backward_weight_kernel<T, acc, sH, sW>
  *     (grad_out, input, grad_weight: <T,5>, the same 9 ints) 180 bytes
  *
+ * (tfl_klayout_sig: "A4 A4 A4 A1 b i x14", "A4 A4 A4 i x15", "A5 A5 A5 p
+ * i x8", "A5 A5 A5 i x8"; unchanged from 2.11 through 2.15.)  Kernels are
+ * recognised by demangled base name and template arguments (kname.h).
  * A PackedTensorAccessor32<T, N> is {T *data; int32 sizes[N]; int32
  * strides[N]} (40 bytes for N = 4, 48 for N = 5, 16 for N = 1, as the
  * sm_80 cubins' parameter sizes say).  The 3-D kernels index through the
@@ -36,9 +39,12 @@
  * symmetric (PyTorch's padding=p).
  */
 #include "route/optable.h"
+#include "route/optable/kname.h"
+#include "route/optable/pt_abi.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "route/dispatch.h"
@@ -49,43 +55,120 @@ enum { CV_FWD = 1, CV_BWD_DATA = 2, CV_BWD_FILTER = 3,   /* 2-D */
 /* Cookie: kind | dtype << 4. */
 #define CV_COOKIE(kind, dt) ((void *)(uintptr_t)((unsigned)(kind) | ((unsigned)(dt) << 4)))
 
-/* The element type after the template's integer arguments (Li3E...). */
-static int cv_parse_type(const char *p, tfl_dtype *dt)
+/* The kernels by base name: kind, accessor rank, template arguments
+ * (T = the element type; a = the accumulate type, float or double as
+ * PyTorch pairs them; i = the index type, int or unsigned int; c = an int
+ * constant) and the parameters run() reads (tfl_klayout_sig tokens, the
+ * header comment's list).  The constants specialise the kernel to a kernel
+ * size / stride / dilation that PyTorch instantiates only for launches
+ * whose int parameters have that value (-1: any), so they change how it
+ * loops, never what it computes; an argument of another kind is not
+ * claimed. */
+static const struct {
+    const char *base;
+    int kind, rank;
+    const char *targs, *sig;
+} cv_kernels[] = {
+    {"conv_depthwise2d_forward_kernel_generic", CV_FWD, 4, "Ti", "A4 A4 A4 A1 b i x14"},
+    {"conv_depthwise2d_forward_kernel", CV_FWD, 4, "cTi", "A4 A4 A4 A1 b i x14"},
+    {"conv_depthwise2d_backward_kernel", CV_BWD_DATA, 4, "ccTi", "A4 A4 A4 i x15"},
+    {"conv_depthwise2d_grad_weight_kernel", CV_BWD_FILTER, 4, "Ti", "A4 A4 A4 i x15"},
+    {"conv_depthwise3d_cuda_kernel", CV3_FWD, 5, "Tacccccc", "A5 A5 A5 p i x8"},
+    {"conv_depthwise3d_cuda_backward_input_kernel", CV3_BWD_DATA, 5, "Taccccccccc",
+     "A5 A5 A5 i x8"},
+    {"conv_depthwise3d_cuda_backward_weight_kernel", CV3_BWD_FILTER, 5, "Tacc", "A5 A5 A5 i x8"},
+};
+
+/* The rank N of parameter i when it is a 32-bit-index packed accessor
+ * (GenericPackedTensorAccessor<TensorAccessor<..>, IndexBoundsCheck<N, int>,
+ * T, N, PtrTraits, int>: PackedTensorAccessor32<T, N>, what run() reads),
+ * else 0. */
+static int cv_pta32_rank(const tfl_kname *k, int i)
 {
-    while (strncmp(p, "Li", 2) == 0) {
-        p = strchr(p, 'E');
-        if (!p)
-            return 0;
-        p++;
+    static const char pre[] = "GenericPackedTensorAccessor<";
+    if (!tfl_kname_param_starts(k, i, pre))
+        return 0;
+    const char *a[8];
+    size_t al[8];
+    int n = tfl_pt_template_args(k->param[i] + sizeof pre - 2, a, al, 8);
+    char buf[8];
+    if (n != 6 || al[3] == 0 || al[3] >= sizeof buf || al[5] != 3 || memcmp(a[5], "int", 3))
+        return 0;
+    memcpy(buf, a[3], al[3]);
+    buf[al[3]] = '\0';
+    char *end;
+    long r = strtol(buf, &end, 10);
+    return (*end == '\0' || !strcmp(end, "ul")) && r >= 1 && r <= 25 ? (int)r : 0;
+}
+
+/* Do the template arguments have the kinds `want` lists (see cv_kernels)?
+ * *dt receives T. */
+static int cv_targs_ok(const tfl_kname *k, const char *want, tfl_dtype *dt)
+{
+    int n = (int)strlen(want);
+    if (k->ntargs != n || n > TFL_KNAME_MAX)
+        return 0;
+    int have_t = 0;
+    for (int i = 0; i < n; i++) {
+        long long v;
+        tfl_dtype t;
+        switch (want[i]) {
+        case 'T':
+            if (!tfl_kname_targ_dtype(k, i, dt) || (*dt != TFL_DT_F32 && *dt != TFL_DT_F64 &&
+                                                    *dt != TFL_DT_F16 && *dt != TFL_DT_BF16))
+                return 0;
+            have_t = 1;
+            break;
+        case 'a':   /* accumulate: double for double, float otherwise */
+            if (!have_t || !tfl_kname_targ_dtype(k, i, &t) ||
+                t != (*dt == TFL_DT_F64 ? TFL_DT_F64 : TFL_DT_F32))
+                return 0;
+            break;
+        case 'i':
+            if (!tfl_kname_targ_is(k, i, "int") && !tfl_kname_targ_is(k, i, "unsigned int"))
+                return 0;
+            break;
+        default:
+            if (!tfl_kname_targ_int(k, i, &v))
+                return 0;
+        }
     }
-    if (*p == 'f') { *dt = TFL_DT_F32; return 1; }
-    if (*p == 'd') { *dt = TFL_DT_F64; return 1; }
-    if (strncmp(p, "N3c104HalfE", 11) == 0) { *dt = TFL_DT_F16; return 1; }
-    if (strncmp(p, "N3c108BFloat16E", 15) == 0) { *dt = TFL_DT_BF16; return 1; }
-    return 0;
+    return have_t;
 }
 
 static int cv_match(const char *mangled, void **cookie)
 {
-    static const struct { const char *tok; int kind; } toks[] = {
-        {"conv_depthwise2d_forward_kernel_genericI", CV_FWD},
-        {"conv_depthwise2d_forward_kernelI", CV_FWD},
-        {"conv_depthwise2d_backward_kernelI", CV_BWD_DATA},
-        {"conv_depthwise2d_grad_weight_kernelI", CV_BWD_FILTER},
-        {"conv_depthwise3d_cuda_kernelI", CV3_FWD},
-        {"conv_depthwise3d_cuda_backward_input_kernelI", CV3_BWD_DATA},
-        {"conv_depthwise3d_cuda_backward_weight_kernelI", CV3_BWD_FILTER},
-    };
-    if (!strstr(mangled, "DepthwiseConv2d_cu") && !strstr(mangled, "DepthwiseConv3d_cu"))
+    /* cheap filter before demangling */
+    if (!strstr(mangled, "conv_depthwise"))
         return 0;
-    for (size_t i = 0; i < sizeof toks / sizeof toks[0]; i++) {
-        const char *p = strstr(mangled, toks[i].tok);
+    tfl_kname k;
+    if (tfl_kname_parse(mangled, &k) != 0)
+        return 0;
+    int ok = 0;
+    for (size_t i = 0; i < sizeof cv_kernels / sizeof cv_kernels[0] && !ok; i++) {
         tfl_dtype dt;
-        if (p && cv_parse_type(p + strlen(toks[i].tok), &dt)) {
-            *cookie = CV_COOKIE(toks[i].kind, dt);
-            return 1;
+        const int r = cv_kernels[i].rank;
+        tfl_klayout l = { 0 };
+        /* ... with the parameter count the decoder's layout states */
+        if (tfl_kname_is(&k, cv_kernels[i].base) && k.name_len == k.base_len &&
+            cv_targs_ok(&k, cv_kernels[i].targs, &dt) && cv_pta32_rank(&k, 0) == r &&
+            cv_pta32_rank(&k, 1) == r && cv_pta32_rank(&k, 2) == r &&
+            tfl_klayout_sig(&l, cv_kernels[i].sig) == 0 && l.n == k.nparams) {
+            *cookie = CV_COOKIE(cv_kernels[i].kind, dt);
+            ok = 1;
         }
     }
+    tfl_kname_free(&k);
+    return ok;
+}
+
+/* The parameters run() reads for this cookie's kernel kind (cv_kernels). */
+static int cv_layout(void *cookie, tfl_klayout *l)
+{
+    int kind = (int)((uintptr_t)cookie & 15);
+    for (size_t i = 0; i < sizeof cv_kernels / sizeof cv_kernels[0]; i++)
+        if (cv_kernels[i].kind == kind)
+            return tfl_klayout_sig(l, cv_kernels[i].sig) == 0;
     return 0;
 }
 
@@ -314,4 +397,5 @@ const tfl_kfamily tfl_kfamily_conv = {
     .match = cv_match,
     .run = cv_run,
     .op_name = cv_op_name,
+    .layout = cv_layout,
 };

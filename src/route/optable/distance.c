@@ -1,14 +1,20 @@
 /*
  * distance.c - the "distance" kernel family of the semantic op table:
- * PyTorch's DistanceKernel.cu (torch.cdist, F.pdist and their backward),
- * torch 2.11.0 sm_80 layouts.  F is dists<T>::{zero,one,two,inf,p,lt_two}.
+ * PyTorch's DistanceKernel.cu (torch.cdist, F.pdist and their backward).
+ * T is float or double, F is dists<T>::{zero,one,two,inf,p,lt_two}; the
+ * kernels are recognised by base name and these two template arguments.
  *
  *   cdist_kernel_cuda_impl<T, F>(T* result, const T* x1, const T* x2, T p,
- *       int64 r2, int64 m, int64 r_size, int64 l1_size, int64 l2_size)
- *       one block per output element: grid.x = batch * r1 * r2
+ *       int64 r2, int64 m, int64 r_size, int64 l1_size, int64 l2_size
+ *       [, int64 total (2.15+)])
+ *       one block per output element (grid.x = batch * r1 * r2) up to
+ *       2.14; 2.15 appends the output count and grid-strides over it
+ *       (for (k = blockIdx.x; k < total; k += gridDim.x), read from the
+ *       SASS), so the grid may be smaller than the output
  *   pdist_kernel_cuda_impl<T, F>(T* result, const T* self, int64 n,
- *       int64 m, T p, double n2, double n2_squared_minus_1)
- *       grid.x = n (n - 1) / 2
+ *       int64 m, T p, double n2, double n2_squared_minus_1
+ *       [, int64 total (2.15+)])
+ *       grid.x = n (n - 1) / 2; 2.15 grid-strides over total likewise
  *   cdist_backward_kernel_cuda_impl<T, F>(T* buffer, const T* grad,
  *       const T* x1, const T* x2, const T* dist, T p, int64 r1, int64 r2,
  *       int64 m, int64 count, int64 r_size, int64 l1_size, int64 l2_size)
@@ -17,6 +23,9 @@
  *       const T* self, const T* dist, int64 gs, int64 n, int64 m,
  *       int64 combs, T p, double n2, double n2_squared_minus_1)
  *       buffer [n - 1][n][m] (PyTorch then sums over dim 0)
+ * The release forms are told apart by their parameter count; the
+ * signatures in sigs[] below are these (checked against the sm_80 cubins
+ * of torch 2.11 to 2.15).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,57 +34,101 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
 
 typedef struct dist_kernel {
     int kind;                /* tfl_distance_kind */
     int norm;
     tfl_dtype dt;
+    int total_arg;           /* 2.15+ forward: the output count is a parameter */
 } dist_kernel;
+
+/* Per kind: the base name and the parameter signatures (klayout tokens; T
+ * is the element type, 'f' or 'd') of the forms the decoder reads, without
+ * and with the trailing output count. */
+static const struct {
+    const char *base;
+    const char *sig, *sig_total;
+} kinds[] = {
+    [TFL_DIST_CDIST] = { "cdist_kernel_cuda_impl", "p p p T l l l l l", "p p p T l l l l l l" },
+    [TFL_DIST_PDIST] = { "pdist_kernel_cuda_impl", "p p l l T d d", "p p l l T d d l" },
+    [TFL_DIST_CDIST_BACKWARD] = { "cdist_backward_kernel_cuda_impl",
+                                  "p p p p p T l l l l l l l", NULL },
+    [TFL_DIST_PDIST_BACKWARD] = { "pdist_backward_kernel_cuda_impl",
+                                  "p p p p l l l l T d d", NULL },
+};
+
+/* The parameters a signature has. */
+static int sig_count(const char *sig)
+{
+    int n = 0;
+    for (const char *p = sig; *p; p++)
+        n += *p != ' ' && (p == sig || p[-1] == ' ');
+    return n;
+}
+
+/* <T, dists<T>::norm>: the element type and the norm. */
+static int parse_targs(const tfl_kname *k, dist_kernel *d)
+{
+    static const struct { const char *name; int norm; } norms[] = {
+        { "zero", TFL_DIST_ZERO }, { "one", TFL_DIST_ONE }, { "two", TFL_DIST_TWO },
+        { "inf", TFL_DIST_INF }, { "p", TFL_DIST_P }, { "lt_two", TFL_DIST_LT_TWO },
+    };
+    if (k->ntargs != 2 || !tfl_kname_targ_dtype(k, 0, &d->dt) ||
+        (d->dt != TFL_DT_F32 && d->dt != TFL_DT_F64))
+        return 0;
+    char want[64];
+    for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++) {
+        snprintf(want, sizeof want, "dists<%.*s>::%s", (int)k->targ_len[0], k->targ[0],
+                 norms[i].name);
+        if (tfl_kname_targ_is(k, 1, want)) {
+            d->norm = norms[i].norm;
+            return 1;
+        }
+    }
+    return 0;
+}
 
 static int match(const char *m, void **cookie)
 {
-    static const struct { const char *id; int kind; } ids[] = {
-        { "22cdist_kernel_cuda_implI", TFL_DIST_CDIST },
-        { "22pdist_kernel_cuda_implI", TFL_DIST_PDIST },
-        { "31cdist_backward_kernel_cuda_implI", TFL_DIST_CDIST_BACKWARD },
-        { "31pdist_backward_kernel_cuda_implI", TFL_DIST_PDIST_BACKWARD },
-    };
-    static const struct { const char *tag; int norm; } norms[] = {
-        { "4zeroE", TFL_DIST_ZERO }, { "3oneE", TFL_DIST_ONE }, { "3twoE", TFL_DIST_TWO },
-        { "3infE", TFL_DIST_INF }, { "1pE", TFL_DIST_P }, { "6lt_twoE", TFL_DIST_LT_TWO },
-    };
-    if (strncmp(m, "_ZN2at6native", 13) != 0 || !strstr(m, "DistanceKernel_cu"))
+    if (!strstr(m, "_kernel_cuda_impl"))
         return 0;
-    dist_kernel k;
-    const char *p = NULL;
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0] && !p; i++)
-        if ((p = strstr(m, ids[i].id)) != NULL) {
-            k.kind = ids[i].kind;
-            p += strlen(ids[i].id);
-        }
-    if (!p)
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
         return 0;
-    if (p[0] == 'f') k.dt = TFL_DT_F32;
-    else if (p[0] == 'd') k.dt = TFL_DT_F64;
-    else return 0;
-    /* "<t>NS1_5distsI<t>E<len><name>EEEv..." */
-    if (strncmp(p + 1, "NS1_5distsI", 11) != 0 || p[12] != p[0] || p[13] != 'E')
-        return 0;
-    p += 14;
-    int found = 0;
-    for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++)
-        if (strncmp(p, norms[i].tag, strlen(norms[i].tag)) == 0) {
-            k.norm = norms[i].norm;
-            found = 1;
-        }
-    if (!found)
-        return 0;
-    dist_kernel *c = malloc(sizeof *c);
+    dist_kernel d;
+    memset(&d, 0, sizeof d);
+    int ok = 0;
+    for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]) && !ok; i++) {
+        if (!tfl_kname_is(&k, kinds[i].base) || !parse_targs(&k, &d))
+            continue;
+        d.kind = i;
+        /* the release form, by parameter count */
+        if (k.nparams == sig_count(kinds[i].sig))
+            ok = 1;
+        else if (kinds[i].sig_total && k.nparams == sig_count(kinds[i].sig_total))
+            ok = d.total_arg = 1;
+    }
+    tfl_kname_free(&k);
+    dist_kernel *c = ok ? malloc(sizeof *c) : NULL;
     if (!c)
         return 0;
-    *c = k;
+    *c = d;
     *cookie = c;
     return 1;
+}
+
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const dist_kernel *k = cookie;
+    const char *sig = k->total_arg ? kinds[k->kind].sig_total : kinds[k->kind].sig;
+    char buf[64];
+    size_t n = strlen(sig);
+    if (n >= sizeof buf)
+        return 0;
+    for (size_t i = 0; i <= n; i++)        /* T: the element type's token */
+        buf[i] = sig[i] == 'T' ? (k->dt == TFL_DT_F32 ? 'f' : 'd') : sig[i];
+    return tfl_klayout_sig(l, buf) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -115,7 +168,8 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         d->m = TFL_KARG(c, int64_t, 5);
         int64_t r_size = TFL_KARG(c, int64_t, 6), l1 = TFL_KARG(c, int64_t, 7),
                 l2 = TFL_KARG(c, int64_t, 8);
-        nout = (int64_t)c->grid[0];
+        /* one block per output, or (2.15+) a grid-stride over `total` */
+        nout = k->total_arg ? TFL_KARG(c, int64_t, 9) : (int64_t)c->grid[0];
         if (d->r2 <= 0 || d->m <= 0 || r_size <= 0 || r_size % d->r2 || nout % r_size ||
             l1 != r_size / d->r2 * d->m || l2 != d->r2 * d->m)
             return TFL_ERR_UNSUPPORTED;
@@ -131,7 +185,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         d->r1 = TFL_KARG(c, int64_t, 2);
         d->m = TFL_KARG(c, int64_t, 3);
         d->p = karg_real(c, k->dt, 4);
-        nout = (int64_t)c->grid[0];
+        nout = k->total_arg ? TFL_KARG(c, int64_t, 7) : (int64_t)c->grid[0];
         if (d->r1 < 2 || d->m <= 0 || nout != d->r1 * (d->r1 - 1) / 2)
             return TFL_ERR_UNSUPPORTED;
         d->batch = 1;
@@ -197,4 +251,5 @@ const tfl_kfamily tfl_kfamily_distance = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -28,7 +28,9 @@ typedef struct ew_entry {
     int top, idx;            /* lambda: top-level / own index, 0 = any    */
     int arity;
     int code;
-    int out_kind;            /* 0: scalar_t, 1: bool, 2: Half, 3: BFloat16 */
+    int out_kind;            /* 0: scalar_t, 1: bool, 2: Half, 3: BFloat16,
+                                4: complex<scalar_t>, 5: the enclosing function's
+                                last template argument (converting_copy<S, D>) */
     int wrapped;             /* lambda with captures or [=]: +8-byte ptr  */
     const char *caps;        /* capture types, layout order               */
     signed char role[4];     /* per capture: TFL_EWP_*                    */
@@ -65,6 +67,9 @@ static const ew_entry table[] = {
     { "direct_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 0, 0, NOCAP, "copy", 0 },
     { "float16_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 2, 0, NOCAP, "copy", 0 },
     { "bfloat16_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 3, 0, NOCAP, "copy", 0 },
+    /* 2.15: casting copies as converting_copy_kernel_cuda<src_t, dst_t>'s
+     * [](src_t v) { return static_cast<dst_t>(v); } */
+    { "converting_copy_kernel_cuda", 0, 0, 0, 1, TFL_EW_COPY, 5, 0, NOCAP, "copy", 0 },
     { "neg_kernel_cuda", 0, 0, 0, 1, TFL_EW_NEG, 0, 0, NOCAP, "neg", 0 },
     { "exp_kernel_cuda", 0, 0, 0, 1, TFL_EW_EXP, 0, 0, NOCAP, "exp", 0 },
     { "log_kernel_cuda", 0, 0, 0, 1, TFL_EW_LOG, 0, 0, NOCAP, "log", 0 },
@@ -217,9 +222,34 @@ static const ew_entry table[] = {
     { "atan2_kernel_cuda", 0, 0, 0, 2, TFL_EW_ATAN2, 0, 0, NOCAP, "atan2", 0 },
 };
 
-static tfl_dtype out_type(const ew_entry *e, tfl_dtype t)
+/* Length of the leading name in "NAME<...>(...)::..." */
+static size_t ident_len(const char *s)
+{
+    size_t i = 0;
+    while (s[i] && s[i] != '<' && s[i] != '(')
+        i++;
+    return i;
+}
+
+/* The last template argument of the function enclosing a lambda named s
+ * ("converting_copy_kernel_cuda<float, c10::Half>(...)::{lambda(float)#1}"). */
+static tfl_dtype enclosing_last_targ(const char *s)
+{
+    size_t fnlen = ident_len(s);
+    const char *a[4];
+    size_t al[4];
+    tfl_dtype dt;
+    int n = s[fnlen] == '<' ? tfl_pt_template_args(s + fnlen, a, al, 4) : 0;
+    if (n < 1 || n > 4 || !tfl_pt_type_name(a[n - 1], al[n - 1], &dt))
+        return TFL_DT_COUNT;
+    return dt;
+}
+
+static tfl_dtype out_type(const ew_entry *e, tfl_dtype t, const char *s)
 {
     static const tfl_dtype kinds[] = { TFL_DT_COUNT, TFL_DT_BOOL, TFL_DT_F16, TFL_DT_BF16 };
+    if (e->out_kind == 5)
+        return enclosing_last_targ(s);
     if (e->out_kind == 4)          /* c10::complex<scalar_t> */
         return t == TFL_DT_F32 ? TFL_DT_C64 : t == TFL_DT_F64 ? TFL_DT_C128 : TFL_DT_COUNT;
     return e->out_kind ? kinds[e->out_kind] : t;
@@ -298,19 +328,33 @@ static int set_const_pos(tfl_ew_functor *f)
     return 1;
 }
 
-/* Length of the leading name in "NAME<...>(...)::..." */
-static size_t ident_len(const char *s)
+/* A lambda argument's element type.  2.15's where_kernel_impl dispatches
+ * on element size only, with lambda(bool, unsigned short|int|long, ...):
+ * those become the torchfl type of that width (*sized = 1), which only a
+ * pure data movement may use (parse_inner checks). */
+static int arg_type(const char *a, size_t len, tfl_dtype *dt, int *sized)
 {
-    size_t i = 0;
-    while (s[i] && s[i] != '<' && s[i] != '(')
-        i++;
-    return i;
+    static const struct { const char *n; tfl_dtype dt; } by_width[] = {
+        { "unsigned short", TFL_DT_F16 }, { "unsigned int", TFL_DT_I32 },
+        { "unsigned long", TFL_DT_I64 },
+    };
+    if (tfl_pt_type_name(a, len, dt))
+        return 1;
+    while (len && *a == ' ') { a++; len--; }
+    while (len && a[len - 1] == ' ') len--;
+    for (size_t i = 0; i < sizeof by_width / sizeof by_width[0]; i++)
+        if (strlen(by_width[i].n) == len && memcmp(a, by_width[i].n, len) == 0) {
+            *dt = by_width[i].dt;
+            *sized = 1;
+            return 1;
+        }
+    return 0;
 }
 
 /* Lambda facts: enclosing function name length, top-level index, own
  * index and argument types (parsed from the last "{lambda(...)#k}"). */
 static int lambda_info(const char *s, size_t *fnlen, int *top, int *idx,
-                       tfl_dtype *args, int *nargs)
+                       tfl_dtype *args, int *nargs, int *sized)
 {
     *fnlen = ident_len(s);
     const char *last = NULL, *p = s;
@@ -328,7 +372,7 @@ static int lambda_info(const char *s, size_t *fnlen, int *top, int *idx,
     while (a < close) {
         const char *c = memchr(a, ',', (size_t)(close - a));
         const char *end = c ? c : close;
-        if (n >= 3 || !tfl_pt_type_name(a, (size_t)(end - a), &args[n]))
+        if (n >= 3 || !arg_type(a, (size_t)(end - a), &args[n], sized))
             return 0;
         n++;
         a = c ? c + 1 : close;
@@ -370,16 +414,20 @@ static int parse_inner(const char *s, tfl_ew_functor *f)
         f->name = e->name; f->code = e->code; f->sel = e->sel; f->nsel = e->nsel;
         f->arity = e->arity;
         for (int i = 0; i < e->arity; i++) f->in_dt[i] = t;
-        f->out_dt = out_type(e, t);
+        f->out_dt = out_type(e, t, s);
         f->compute = t;
-        return layout(e, t, f) && set_const_pos(f);
+        return f->out_dt != TFL_DT_COUNT && layout(e, t, f) && set_const_pos(f);
     }
-    int top = 0, idx = 0, nargs = 0;
+    int top = 0, idx = 0, nargs = 0, sized = 0;
     tfl_dtype args[3];
-    if (!lambda_info(s, &fnlen, &top, &idx, args, &nargs))
+    if (!lambda_info(s, &fnlen, &top, &idx, args, &nargs, &sized))
         return 0;
     const ew_entry *e = find(s, fnlen, 0, top, idx, nargs);
     if (!e || e->arity != nargs)
+        return 0;
+    /* size-only element types: a select moves bits (the host's where is a
+     * bitwise select for same-size values), any arithmetic would not */
+    if (sized && e->code != TFL_EW_WHERE)
         return 0;
     f->name = e->name; f->code = e->code; f->sel = e->sel; f->nsel = e->nsel;
     f->arity = e->arity;
@@ -389,9 +437,9 @@ static int parse_inner(const char *s, tfl_ew_functor *f)
     /* scalar_t: the last argument (where's first is its bool condition)
      * unless the entry names another (masked_fill's (T, bool)) */
     tfl_dtype t = e->targ1 ? args[e->targ1 - 1] : nargs ? args[nargs - 1] : TFL_DT_F32;
-    f->out_dt = out_type(e, t);
+    f->out_dt = out_type(e, t, s);
     f->compute = t;
-    return layout(e, t, f) && set_const_pos(f);
+    return f->out_dt != TFL_DT_COUNT && layout(e, t, f) && set_const_pos(f);
 }
 
 int tfl_ew_parse_functor(const char *s, tfl_ew_functor *f)

@@ -15,8 +15,8 @@
  * sort + compute_grad_weight + sum_and_scatter) is not mapped.
  * The lookup (forward) is an index kernel (index.c).
  *
- * embedding_bag (EmbeddingBag.cu), scalar_t float or double, index_t int
- * or long (parameter layouts from the sm_80 cubins of torch 2.11.0+cu130):
+ * embedding_bag (EmbeddingBag.cu, EmbeddingBackwardKernel.cu), scalar_t
+ * float or double, index_t int or long:
  *   EmbeddingBag_updateOutputKernel_max(input, offsets, weight, output,
  *       offset2bag, long numIndices, long numBags, long featureSize, long
  *       weight_stride0, long weight_stride1, bag_size, max_indices, index_t
@@ -25,75 +25,140 @@
  *       bag_size, per_sample_weights (or NULL), long psw_stride, index_t
  *       padding_idx, long numRows)
  *   EmbeddingBag_accGradParametersKernel_max(max_indices, gradOutput,
- *       gradWeight, long stride, long numBags, index_t padding_idx, index_t
- *       numel of gradWeight)
- * The sum/mean backward (radix sort + EmbeddingBackwardKernel.cu) is not
- * mapped.
+ *       gradWeight, long stride, long numBags, index_t padding_idx, numel
+ *       of gradWeight: index_t up to 2.13, long from 2.14)
+ *   compute_grad_weight_bags(indices, grad, offset2bag, count, long numel,
+ *       long stride, int mode_mean, bag_size, per_sample_weights, long
+ *       psw_stride, segment_offsets, long *num_of_segments, acc *grad_weight_per_segment,
+ *       long stride_warped): the per-segment partial sums of the sum/mean
+ *       backward (the sort before and the scatter after are not this family's)
+ *   _embedding_bag_per_sample_weights_backward_kernel(grad, long gs0, long
+ *       gs1, weight, long ws0, long ws1, indices, offset2bag, long
+ *       num_samples, long features, [long num_bags, long num_weights (2.15+)],
+ *       output, index_t padding_idx)
+ *       2.15 passes the bag and weight row counts for a device-side bounds
+ *       check (its SASS asserts offset2bag[i] < num_bags and indices[i] <
+ *       num_weights); the decoder bounds the native op by them too.
  *
  * renorm_kernel<scalar_t, accscalar_t, const index_t> (F.embedding with
  * max_norm): weights, indices, max_norm, norm_type (accscalar_t), long dim,
- * stride0, stride1, const long *num_unique_indices; grid = one block per
- * index.
+ * [long num_rows (2.13+),] long stride0, long stride1, const long
+ * *num_unique_indices; grid = one block per index.  2.13's num_rows bounds
+ * the indices (a device-side assert in its SASS); the decoder passes it on.
+ *
+ * Kernels are recognised by base name, template arguments and parameter
+ * count (which tells the release forms apart); layout() states each form's
+ * parameters, checked against the sm_80 cubins of torch 2.11 to 2.15.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
 
-/* cookie: the index dtype | the element dtype << 8 | the bag kernel << 16 */
 enum { BAG_NONE = 0, BAG_FWD_MAX = 1, BAG_FWD_SUM_MEAN = 2, BAG_BWD_MAX = 3,
        BAG_GRAD_PARTIALS = 4, BAG_PSW_BWD = 5, RENORM = 6 };
 
-static int match_bag(const char *m, void **cookie)
+/* What match() parsed; lives for the process. */
+typedef struct ecookie {
+    unsigned kind;               /* BAG_* / RENORM                          */
+    tfl_dtype dt, it;            /* element and index dtypes                */
+    int later;                   /* the later release form (see KERNELS)    */
+    const char *sig;             /* parameters (N: index_t, R: accscalar_t) */
+} ecookie;
+
+/* Per kernel: template shape (T element, A float accumulator, R the
+ * accumulator of renorm, N index_t, K const index_t), the element types it
+ * may have, and its parameter count and signature in each release form
+ * (optable.h tokens; N and R are replaced by the index / accumulator
+ * type).  n2 = 0: one form only. */
+enum { DT_FHB = 1, DT_FD, DT_ALL };
+static const struct {
+    const char *base, *shape;
+    unsigned kind;
+    int dts, n1, n2;
+    const char *sig1, *sig2;
+} KERNELS[] = {
+    { "embedding_backward_feature_kernel", "TAN", BAG_NONE, DT_FHB, 6, 0, "p p p i l i", NULL },
+    { "EmbeddingBag_updateOutputKernel_max", "TN", BAG_FWD_MAX, DT_FD, 14, 0,
+      "p p p p p l l l l l p p N l", NULL },
+    { "EmbeddingBag_updateOutputKernel_sum_mean", "TN", BAG_FWD_SUM_MEAN, DT_FD, 16, 0,
+      "p p p p p l l l l l i p p l N l", NULL },
+    /* same count in both forms: numel's type (param 6) tells them apart */
+    { "EmbeddingBag_accGradParametersKernel_max", "TN", BAG_BWD_MAX, DT_FD, 7, 7,
+      "p p p l l N N", "p p p l l N l" },
+    { "compute_grad_weight_bags", "TN", BAG_GRAD_PARTIALS, DT_FD, 14, 0,
+      "p p p p l l i p p l p p p l", NULL },
+    { "_embedding_bag_per_sample_weights_backward_kernel", "TN", BAG_PSW_BWD, DT_FD, 12, 14,
+      "p l l p l l p p l l p N", "p l l p l l p p l l l l p N" },
+    { "renorm_kernel", "TRK", RENORM, DT_ALL, 8, 9, "p p R R l l l p", "p p R R l l l l p" },
+};
+
+static int dt_allowed(int set, tfl_dtype dt)
 {
-    static const struct { const char *tok; unsigned k; } ks[] = {
-        { "EmbeddingBag_updateOutputKernel_maxI", BAG_FWD_MAX },
-        { "EmbeddingBag_updateOutputKernel_sum_meanI", BAG_FWD_SUM_MEAN },
-        { "EmbeddingBag_accGradParametersKernel_maxI", BAG_BWD_MAX },
-        { "24compute_grad_weight_bagsI", BAG_GRAD_PARTIALS },
-        { "49_embedding_bag_per_sample_weights_backward_kernelI", BAG_PSW_BWD },
-    };
-    if (!strstr(m, "EmbeddingBag_cu") && !strstr(m, "EmbeddingBackwardKernel_cu") &&
-        !strstr(m, "_embedding_bag_per_sample_weights_backward_kernel"))
-        return 0;
-    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        const char *p = strstr(m, ks[i].tok);
-        if (!p)
-            continue;
-        p += strlen(ks[i].tok);
-        if ((p[0] != 'f' && p[0] != 'd') || (p[1] != 'i' && p[1] != 'l') || p[2] != 'E')
-            return 0;         /* half / bfloat16: not mapped */
-        unsigned dt = p[0] == 'f' ? TFL_DT_F32 : TFL_DT_F64;
-        unsigned idx = p[1] == 'i' ? TFL_DT_I32 : TFL_DT_I64;
-        *cookie = (void *)(uintptr_t)(idx | dt << 8 | ks[i].k << 16);
-        return 1;
+    switch (set) {
+    case DT_FHB: return dt == TFL_DT_F32 || dt == TFL_DT_F16 || dt == TFL_DT_BF16;
+    case DT_FD:  return dt == TFL_DT_F32 || dt == TFL_DT_F64;
+    default:     return dt == TFL_DT_F32 || dt == TFL_DT_F64 || dt == TFL_DT_F16 ||
+                        dt == TFL_DT_BF16;
     }
-    return 0;
 }
 
-/* renorm_kernel<scalar_t, accscalar_t, const index_t>(scalar_t *weights,
- * const index_t *indices, accscalar_t max_norm, accscalar_t norm_type,
- * long dim, long stride0, long stride1, const long *num_unique_indices)
- * of Embedding.cu (embedding_renorm_, F.embedding's max_norm). */
-static int match_renorm(const char *m, void **cookie)
+/* Walk the template arguments by shape into c. */
+static int by_shape(const tfl_kname *k, const char *shape, int dts, ecookie *c)
 {
-    static const struct { const char *tok; tfl_dtype dt; } ts[] = {
-        { "13renorm_kernelIffK", TFL_DT_F32 },
-        { "13renorm_kernelIddK", TFL_DT_F64 },
-        { "13renorm_kernelIN3c104HalfEfK", TFL_DT_F16 },
-        { "13renorm_kernelIN3c108BFloat16EfK", TFL_DT_BF16 },
-    };
-    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
-        const char *p = strstr(m, ts[i].tok);
-        if (!p)
+    int i = 0;
+    tfl_dtype acc;
+    for (const char *s = shape; *s; s++, i++) {
+        switch (*s) {
+        case 'T':
+            if (!tfl_kname_targ_dtype(k, i, &c->dt) || !dt_allowed(dts, c->dt))
+                return 0;
+            break;
+        case 'A':               /* accscalar_t float */
+            if (!tfl_kname_targ_is(k, i, "float"))
+                return 0;
+            break;
+        case 'R':               /* renorm: double for double, else float */
+            if (!tfl_kname_targ_dtype(k, i, &acc) ||
+                acc != (c->dt == TFL_DT_F64 ? TFL_DT_F64 : TFL_DT_F32))
+                return 0;
+            break;
+        case 'N': case 'K':
+            if (tfl_kname_targ_is(k, i, *s == 'N' ? "int" : "int const"))
+                c->it = TFL_DT_I32;
+            else if (tfl_kname_targ_is(k, i, *s == 'N' ? "long" : "long const"))
+                c->it = TFL_DT_I64;
+            else
+                return 0;
+            break;
+        }
+    }
+    return i == k->ntargs;
+}
+
+static int parse(const tfl_kname *k, ecookie *c)
+{
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++) {
+        if (!tfl_kname_is(k, KERNELS[i].base))
             continue;
-        p += strlen(ts[i].tok);
-        if ((p[0] != 'i' && p[0] != 'l') || p[1] != 'E')
+        c->kind = KERNELS[i].kind;
+        if (!by_shape(k, KERNELS[i].shape, KERNELS[i].dts, c))
             return 0;
-        unsigned idx = p[0] == 'l' ? TFL_DT_I64 : TFL_DT_I32;
-        *cookie = (void *)(uintptr_t)(idx | ((unsigned)ts[i].dt << 8) | (unsigned)RENORM << 16);
+        if (c->kind == BAG_BWD_MAX) {
+            /* numel: index_t (2.11-2.13) or long (2.14+) */
+            c->later = tfl_kname_param_is(k, 6, "long");
+            if (!c->later && !tfl_kname_param_is(k, 6, "int"))
+                return 0;
+        } else {
+            c->later = KERNELS[i].n2 && k->nparams == KERNELS[i].n2;
+        }
+        if (k->nparams != (c->later ? KERNELS[i].n2 : KERNELS[i].n1))
+            return 0;
+        c->sig = c->later ? KERNELS[i].sig2 : KERNELS[i].sig1;
         return 1;
     }
     return 0;
@@ -101,33 +166,29 @@ static int match_renorm(const char *m, void **cookie)
 
 static int match(const char *m, void **cookie)
 {
-    if (strstr(m, "Embedding_cu") && strstr(m, "13renorm_kernelI"))
-        return match_renorm(m, cookie);
-    if (strstr(m, "EmbeddingBag_") || strstr(m, "compute_grad_weight_bags") ||
-        strstr(m, "_embedding_bag_per_sample_weights_backward_kernel"))
-        return match_bag(m, cookie);
-    static const struct { const char *tok; tfl_dtype dt; } ts[] = {
-        { "33embedding_backward_feature_kernelIff", TFL_DT_F32 },
-        { "33embedding_backward_feature_kernelIN3c104HalfEf", TFL_DT_F16 },
-        { "33embedding_backward_feature_kernelIN3c108BFloat16Ef", TFL_DT_BF16 },
-    };
-    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
-        const char *p = strstr(m, ts[i].tok);
-        if (!p)
-            continue;
-        p += strlen(ts[i].tok);
-        if ((p[0] != 'i' && p[0] != 'l') || p[1] != 'E')
-            return 0;
-        unsigned idx = p[0] == 'l' ? TFL_DT_I64 : TFL_DT_I32;
-        *cookie = (void *)(uintptr_t)(idx | ((unsigned)ts[i].dt << 8));
-        return 1;
-    }
-    return 0;
+    if (!m || (!strstr(m, "mbedding") && !strstr(m, "renorm_kernel") &&
+               !strstr(m, "compute_grad_weight_bags")))
+        return 0;                           /* cheap filter before demangling */
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
+        return 0;
+    ecookie c;
+    memset(&c, 0, sizeof c);
+    int ok = parse(&k, &c);
+    tfl_kname_free(&k);
+    if (!ok)
+        return 0;
+    ecookie *p = malloc(sizeof *p);
+    if (!p)
+        return 0;
+    *p = c;
+    *cookie = p;
+    return 1;
 }
 
 static const char *op_name(void *cookie)
 {
-    switch (((uintptr_t)cookie >> 16) & 0xff) {
+    switch (((const ecookie *)cookie)->kind) {
     case BAG_FWD_MAX:
     case BAG_FWD_SUM_MEAN:
         return "embedding_bag";
@@ -174,9 +235,10 @@ static int64_t rows_strided(const void *p, int64_t pitch, int64_t span)
     return pitch > 0 ? (room - span) / pitch + 1 : INT64_MAX;
 }
 
-static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dtype it,
-                          char *err, size_t errlen)
+static tfl_status run_bag(const tfl_kcall *c, const ecookie *k, char *err, size_t errlen)
 {
+    const unsigned bk = k->kind;
+    const tfl_dtype dt = k->dt, it = k->it;
     tfl_op op = { .kind = TFL_OP_EMBEDDING };
     tfl_embedding_op *e = &op.u.embedding;
     tfl_embedding_bag *b = &e->bag;
@@ -228,7 +290,9 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
         }
     } else if (bk == BAG_PSW_BWD) {
         /* (grad, gs0, gs1, weight, ws0, ws1, indices, offset2bag,
-         *  num_samples, features, out, index_t padding_idx) */
+         *  num_samples, features, [num_bags, num_weights,] out, index_t
+         *  padding_idx) */
+        const int o = k->later ? 2 : 0;
         op.name = "embedding_bag_backward_psw";
         e->kind = TFL_EMBEDDING_BAG_PSW_BWD;
         b->grad = ARG(c, 0, const void *);
@@ -241,8 +305,8 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
         b->offset2bag = ARG(c, 7, void *);
         b->num_indices = ARG(c, 8, int64_t);
         b->features = ARG(c, 9, int64_t);
-        b->out = ARG(c, 10, void *);
-        e->padding_idx = IDX(11);
+        b->out = ARG(c, 10 + o, void *);
+        e->padding_idx = IDX(11 + o);
         const int64_t lim = INT64_MAX / 16;
         if (b->num_indices < 0 || b->features < 0 || b->gs0 < 0 || b->gs1 < 0 ||
             b->ws0 < 0 || b->ws1 < 0 || b->num_indices > lim || b->features > lim / 8 ||
@@ -255,6 +319,16 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
         const int64_t wspan = b->features ? ((b->features - 1) * b->ws1 + 1) * esz : esz;
         b->num_bags = rows_strided(b->grad, b->gs0 * esz, gspan);
         e->weight_rows = rows_strided(b->weight, b->ws0 * esz, wspan);
+        if (k->later) {
+            /* 2.15 bounds offset2bag and indices itself: so does the op */
+            const int64_t nb = ARG(c, 10, int64_t), nw = ARG(c, 11, int64_t);
+            if (nb < 0 || nw < 0)
+                return TFL_ERR_UNSUPPORTED;
+            if (b->num_bags > nb)
+                b->num_bags = nb;
+            if (e->weight_rows > nw)
+                e->weight_rows = nw;
+        }
         if (!in_mem(b->indices, b->num_indices * isz) ||
             !in_mem(b->offset2bag, b->num_indices * isz) ||
             !in_mem(b->out, b->num_indices * esz) || b->num_bags < 0 || e->weight_rows < 0) {
@@ -270,7 +344,7 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
         b->features = ARG(c, 3, int64_t);
         b->num_bags = ARG(c, 4, int64_t);
         e->padding_idx = IDX(5);
-        int64_t numel = IDX(6);
+        int64_t numel = k->later ? ARG(c, 6, int64_t) : IDX(6);
         if (b->features <= 0 || b->num_bags < 0 || numel < 0 ||
             b->num_bags > INT64_MAX / b->features / 8)
             return b->features == 0 && b->num_bags >= 0 ? TFL_OK : TFL_ERR_UNSUPPORTED;
@@ -344,9 +418,10 @@ static tfl_status run_bag(const tfl_kcall *c, unsigned bk, tfl_dtype dt, tfl_dty
 }
 
 /* One block per (sorted, distinct) index; blocks past *num_unique return. */
-static tfl_status run_renorm(const tfl_kcall *c, tfl_dtype dt, tfl_dtype it, char *err,
-                             size_t errlen)
+static tfl_status run_renorm(const tfl_kcall *c, const ecookie *k, char *err, size_t errlen)
 {
+    const tfl_dtype dt = k->dt, it = k->it;
+    const int o = k->later;      /* 2.13+: num_rows after dim */
     tfl_op op = { .kind = TFL_OP_EMBEDDING, .name = "embedding_renorm" };
     tfl_embedding_op *e = &op.u.embedding;
     tfl_embedding_renorm *r = &e->renorm;
@@ -363,11 +438,13 @@ static tfl_status run_renorm(const tfl_kcall *c, tfl_dtype dt, tfl_dtype it, cha
         r->norm_type = ARG(c, 3, float);
     }
     r->features = ARG(c, 4, int64_t);
-    r->ws0 = ARG(c, 5, int64_t);
-    r->ws1 = ARG(c, 6, int64_t);
-    r->num_unique = ARG(c, 7, const int64_t *);
+    const int64_t num_rows = o ? ARG(c, 5, int64_t) : INT64_MAX;
+    r->ws0 = ARG(c, 5 + o, int64_t);
+    r->ws1 = ARG(c, 6 + o, int64_t);
+    r->num_unique = ARG(c, 7 + o, const int64_t *);
     e->n = (int64_t)c->grid[0] * c->grid[1] * c->grid[2];
-    if (c->grid[1] != 1 || c->grid[2] != 1 || r->features < 0 || r->ws0 < 0 || r->ws1 < 0)
+    if (c->grid[1] != 1 || c->grid[2] != 1 || r->features < 0 || r->ws0 < 0 || r->ws1 < 0 ||
+        num_rows < 0)
         return TFL_ERR_UNSUPPORTED;
     if (e->n == 0 || r->features == 0)
         return TFL_OK;
@@ -383,6 +460,8 @@ static tfl_status run_renorm(const tfl_kcall *c, tfl_dtype dt, tfl_dtype it, cha
         snprintf(err, errlen, "embedding_renorm: the weight is not in device memory");
         return TFL_ERR_DEVICE;
     }
+    if (e->weight_rows > num_rows)          /* 2.13+ asserts index < num_rows */
+        e->weight_rows = num_rows;
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
         snprintf(err, errlen, "embedding_renorm failed (%d)", (int)st);
@@ -391,18 +470,16 @@ static tfl_status run_renorm(const tfl_kcall *c, tfl_dtype dt, tfl_dtype it, cha
 
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
-    const unsigned bk = (unsigned)(((uintptr_t)cookie >> 16) & 0xff);
-    if (bk == RENORM)
-        return run_renorm(c, (tfl_dtype)(((uintptr_t)cookie >> 8) & 0xff),
-                          (tfl_dtype)((uintptr_t)cookie & 0xff), err, errlen);
-    if (bk != BAG_NONE)
-        return run_bag(c, bk, (tfl_dtype)(((uintptr_t)cookie >> 8) & 0xff),
-                       (tfl_dtype)((uintptr_t)cookie & 0xff), err, errlen);
+    const ecookie *k = cookie;
+    if (k->kind == RENORM)
+        return run_renorm(c, k, err, errlen);
+    if (k->kind != BAG_NONE)
+        return run_bag(c, k, err, errlen);
     tfl_op op = { .kind = TFL_OP_EMBEDDING, .name = "embedding_backward" };
     tfl_embedding_op *e = &op.u.embedding;
     e->kind = TFL_EMBEDDING_BWD_DENSE;
-    e->dtype = (tfl_dtype)(((uintptr_t)cookie >> 8) & 0xff);
-    e->index_dtype = (tfl_dtype)((uintptr_t)cookie & 0xff);
+    e->dtype = k->dt;
+    e->index_dtype = k->it;
     e->indices = ARG(c, 0, const void *);
     e->grad = ARG(c, 1, const void *);
     e->grad_weight = ARG(c, 2, void *);
@@ -435,9 +512,31 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     return st;
 }
 
+/* The matched form's parameters: N the index type, R the accumulator. */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const ecookie *k = cookie;
+    l->n = 0;
+    if (!k)
+        return 0;
+    char buf[64];
+    size_t n = strlen(k->sig);
+    if (n >= sizeof buf)
+        return 0;
+    memcpy(buf, k->sig, n + 1);
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == 'N')
+            buf[i] = k->it == TFL_DT_I64 ? 'l' : 'i';
+        else if (buf[i] == 'R')
+            buf[i] = k->dt == TFL_DT_F64 ? 'd' : 'f';
+    }
+    return tfl_klayout_sig(l, buf) == 0;
+}
+
 const tfl_kfamily tfl_kfamily_embedding = {
     .name = "embedding",
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -7,10 +7,13 @@
  * This file recognises the kernels and routes the decoded op; one file
  * per kernel group decodes (index_select.c, index_cat.c, index_scatter.c,
  * index_advanced.c, index_range.c, index_triangle.c, index_put.c) with the PyTorch ABI readers in
- * index_abi.c.  Parameter layouts are the 2.11 sm_80 cubins'
- * (docs/kernel-families.md); lambda capture layouts were read off 2.11
- * launches and are cross-checked against the cubin parameter sizes in the
- * decoder comments.
+ * index_abi.c.  Kernels are recognised by their demangled base name and
+ * template arguments (kname.h), each group's file saying which arguments
+ * it takes and why the rest (int / bool launch-shape constants) do not
+ * matter.  Parameter layouts are the 2.11 sm_80 cubins', unchanged through
+ * 2.15 (docs/kernel-families.md); lambda capture layouts were read off 2.11
+ * launches.  Each group states the parameters its run() reads (layout()),
+ * which the cubins' parameter tables confirm (`torchfl wheel`).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,24 +23,36 @@
 #include "route/dispatch.h"
 #include "route/optable/index_internal.h"
 
+static int layout(void *cookie, tfl_klayout *l);
+
+/* Every kernel group's base name contains one of these: a cheap filter
+ * before demangling. */
+static const char *const hints[] = {
+    "gather", "index", "Cat", "scatter", "triu_tril", "linspace", "arange",
+};
+
 static int match(const char *m, void **cookie)
 {
-    index_kernel k = { 0 };
-    const char *p;
-    if ((p = strstr(m, "24vectorized_gather_kernelILi"))) {
-        int align, n = 0;
-        char it;
-        if (sscanf(p, "24vectorized_gather_kernelILi%dE%c%n", &align, &it, &n) != 2 ||
-            (it != 'i' && it != 'l'))
-            return 0;
-        k.kind = K_GATHER;
-        k.index_dtype = it == 'l' ? TFL_DT_I64 : TFL_DT_I32;
-        k.elem_size = 1;
-    } else if (!idx_match_select(m, &k) && !idx_match_cat(m, &k) && !idx_match_scatter_gather(m, &k) &&
-               !idx_match_advanced(m, &k) && !idx_match_range(m, &k) &&
-               !idx_match_triangle(m, &k) && !idx_match_put_sorted(m, &k)) {
+    size_t h = 0;
+    while (h < sizeof hints / sizeof hints[0] && !strstr(m, hints[h]))
+        h++;
+    if (h == sizeof hints / sizeof hints[0])
         return 0;
-    }
+    tfl_kname n;
+    if (tfl_kname_parse(m, &n) != 0)
+        return 0;
+    index_kernel k = { 0 };
+    int ok = idx_match_select(&n, &k) || idx_match_cat(&n, &k) ||
+             idx_match_scatter_gather(&n, &k) || idx_match_advanced(&n, &k) ||
+             idx_match_range(&n, &k) || idx_match_triangle(&n, &k) ||
+             idx_match_put_sorted(&n, &k);
+    /* the name's parameter list has the count the decoder's layout states:
+     * a release that adds a parameter is not decoded by an old layout */
+    tfl_klayout l = { 0 };
+    ok = ok && layout(&k, &l) && l.n == n.nparams;
+    tfl_kname_free(&n);
+    if (!ok)
+        return 0;
     index_kernel *c = malloc(sizeof *c);
     if (!c)
         return 0;
@@ -46,11 +61,47 @@ static int match(const char *m, void **cookie)
     return 1;
 }
 
+/* The parameters run() reads, by kernel group (each group's file). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const index_kernel *k = cookie;
+    switch (k->kind) {
+    case K_GATHER:
+        return tfl_klayout_sig(l, "p x2 i l x3 b") == 0;
+    case K_SCATTER_ADD_ROWS:
+        return tfl_klayout_sig(l, "p x2 i l x3 i i") == 0;
+    case K_SELECT_SMALL:
+    case K_SELECT_LARGE:
+    case K_ADD_SMALL:
+    case K_ADD_LARGE:
+        return idx_layout_select(k, l);
+    case K_CAT:
+        return idx_layout_cat(k, l);
+    case K_SCATTER_GATHER:
+        return idx_layout_scatter_gather(k, l);
+    case K_ADVANCED:
+    case K_INDEX_COPY:
+    case K_INDEX_FILL:
+    case K_FLIP:
+        return idx_layout_advanced(k, l);
+    case K_ARANGE:
+    case K_LINSPACE:
+        return idx_layout_range(k, l);
+    case K_TRIANGLE:
+        return idx_layout_triangle(k, l);
+    case K_PUT_SORTED:
+        return idx_layout_put_sorted(k, l);
+    default:
+        return 0;
+    }
+}
+
 static const char *op_name(void *cookie)
 {
     const index_kernel *k = cookie;
     switch (k->kind) {
     case K_GATHER: return "index_select_rows";
+    case K_SCATTER_ADD_ROWS: return "index_add_rows";
     case K_CAT:    return "cat";
     case K_ADD_SMALL:
     case K_ADD_LARGE:
@@ -94,6 +145,9 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     switch (k->kind) {
     case K_GATHER:
         st = idx_run_gather(c, k, &op, &route, err, errlen);
+        break;
+    case K_SCATTER_ADD_ROWS:
+        st = idx_run_scatter_add_rows(c, k, &op, &route, err, errlen);
         break;
     case K_SELECT_SMALL:
     case K_SELECT_LARGE:
@@ -143,4 +197,5 @@ const tfl_kfamily tfl_kfamily_index = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -1,7 +1,8 @@
 /*
- * index_abi.c - the PyTorch ABI the index decoders read: mangled scalar types,
- * TensorInfo<T, IndexType> and OffsetCalculator<N, unsigned> parameter
- * blocks, and device-range checks of the spans they describe.
+ * index_abi.c - what the index decoders share: element types and other
+ * pieces of the demangled kernel names (kname.h), the PyTorch ABI they read
+ * (TensorInfo<T, IndexType> and OffsetCalculator<N, unsigned> parameter
+ * blocks), and device-range checks of the spans those describe.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,65 +10,108 @@
 
 #include "mem/mem.h"
 #include "route/optable/index_internal.h"
+#include "route/optable/pt_abi.h"
 
-/* Byte size of an Itanium-mangled type at *p (builtin or c10 scalar);
- * advances *p.  0 if not one we know. */
-size_t idx_mangled_size(const char **p)
+/* Byte size of the demangled element type [t, t+len) - a builtin, c10
+ * type or OpaqueType<N> (the byte-moving kernels' N-byte element) - and
+ * its arithmetic type in *dt (TFL_DT_COUNT for those the index ops do not
+ * compute in).  0 if it is none of these. */
+size_t idx_type_size(const char *t, size_t len, tfl_dtype *dt)
 {
-    static const struct { const char *m; size_t sz; } named[] = {
-        { "N3c104HalfE", 2 }, { "N3c108BFloat16E", 2 },
-        { "N3c107complexIfEE", 8 }, { "N3c107complexIdEE", 16 },
-        { "N3c107complexINS_4HalfEEE", 4 },
+    static const struct { const char *n; size_t sz; tfl_dtype dt; } named[] = {
+        { "bool", 1, TFL_DT_COUNT }, { "char", 1, TFL_DT_COUNT },
+        { "signed char", 1, TFL_DT_I8 }, { "unsigned char", 1, TFL_DT_U8 },
+        { "short", 2, TFL_DT_COUNT }, { "unsigned short", 2, TFL_DT_COUNT },
+        { "c10::Half", 2, TFL_DT_F16 }, { "c10::BFloat16", 2, TFL_DT_BF16 },
+        { "int", 4, TFL_DT_I32 }, { "unsigned int", 4, TFL_DT_COUNT },
+        { "float", 4, TFL_DT_F32 }, { "c10::complex<c10::Half>", 4, TFL_DT_COUNT },
+        { "c10::complex<c10::BFloat16>", 4, TFL_DT_COUNT },
+        { "long", 8, TFL_DT_I64 }, { "unsigned long", 8, TFL_DT_COUNT },
+        { "long long", 8, TFL_DT_COUNT }, { "unsigned long long", 8, TFL_DT_COUNT },
+        { "double", 8, TFL_DT_F64 }, { "c10::complex<float>", 8, TFL_DT_COUNT },
+        { "c10::complex<double>", 16, TFL_DT_COUNT },
     };
-    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-        size_t n = strlen(named[i].m);
-        if (strncmp(*p, named[i].m, n) == 0) {
-            *p += n;
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (len == strlen(named[i].n) && memcmp(t, named[i].n, len) == 0) {
+            *dt = named[i].dt;
             return named[i].sz;
         }
-    }
-    int n = 0, len = 0;
-    if (sscanf(*p, "NS0_10OpaqueTypeILi%dEEE%n", &n, &len) == 1 && len > 0 && n > 0 && n <= 16) {
-        *p += len;
-        return (size_t)n;
-    }
-    size_t sz = 0;
-    switch (**p) {
-    case 'b': case 'a': case 'h': case 'c': sz = 1; break;
-    case 's': case 't': sz = 2; break;
-    case 'i': case 'j': case 'f': sz = 4; break;
-    case 'l': case 'm': case 'x': case 'y': case 'd': sz = 8; break;
-    default: return 0;
-    }
-    (*p)++;
-    return sz;
+    /* OpaqueType<16> (int parameter) or OpaqueType<16u> (cat's unsigned) */
+    static const char op[] = "OpaqueType<";
+    char buf[16];
+    if (len <= sizeof op || len - sizeof op + 1 >= sizeof buf || memcmp(t, op, sizeof op - 1) ||
+        t[len - 1] != '>')
+        return 0;
+    memcpy(buf, t + sizeof op - 1, len - sizeof op);
+    buf[len - sizeof op] = '\0';
+    char *end;
+    long n = strtol(buf, &end, 10);
+    if ((*end && strcmp(end, "u")) || n < 1 || n > 16)
+        return 0;
+    *dt = TFL_DT_COUNT;
+    return (size_t)n;
 }
 
-/* The arithmetic type of the mangled type [t, t+len): a builtin letter or
- * c10::Half / c10::BFloat16; TFL_DT_COUNT for others. */
-tfl_dtype idx_type_dtype(const char *t, size_t len)
+/* Template argument i of k as an element type (idx_type_size). */
+size_t idx_targ_size(const tfl_kname *k, int i, tfl_dtype *dt)
 {
-    if (len == 1)
-        return idx_letter_dtype(*t);
-    if (len == 11 && !strncmp(t, "N3c104HalfE", 11))
-        return TFL_DT_F16;
-    if (len == 15 && !strncmp(t, "N3c108BFloat16E", 15))
-        return TFL_DT_BF16;
-    return TFL_DT_COUNT;
+    if (i < 0 || i >= k->ntargs || i >= TFL_KNAME_MAX)
+        return 0;
+    return idx_type_size(k->targ[i], k->targ_len[i], dt);
 }
 
-/* The arithmetic type of a builtin mangled type letter, or TFL_DT_COUNT. */
-tfl_dtype idx_letter_dtype(char c)
+/* Are the template arguments not in used[] int or bool constants?  Those
+ * tune launches (threads, items per thread, vector width, specialised
+ * ranks, which index is major) and never change what is computed or the
+ * parameters, which the layout check validates; an unknown type argument
+ * could, so a kernel with one is not claimed. */
+int idx_others_constant(const tfl_kname *k, const int *used, int nused)
 {
-    switch (c) {
-    case 'f': return TFL_DT_F32;
-    case 'd': return TFL_DT_F64;
-    case 'i': return TFL_DT_I32;
-    case 'l': return TFL_DT_I64;
-    case 'a': return TFL_DT_I8;
-    case 'h': return TFL_DT_U8;
-    default:  return TFL_DT_COUNT;
+    if (k->ntargs > TFL_KNAME_MAX)
+        return 0;
+    for (int i = 0; i < k->ntargs; i++) {
+        int u = 0;
+        for (int j = 0; j < nused; j++)
+            u |= used[j] == i;
+        long long v;
+        if (!u && !tfl_kname_targ_int(k, i, &v))
+            return 0;
     }
+    return 1;
+}
+
+/* Is the kernel `base` in at::native (or an anonymous namespace), which the
+ * simplified name drops: no qualifier left? */
+int idx_plain_name(const tfl_kname *k, const char *base)
+{
+    return tfl_kname_is(k, base) && k->name_len == k->base_len;
+}
+
+/* Is [s, s+len) the lambda(int) a function template fn defines,
+ * "fn<...>...::{lambda(int)#1}"?  *lt gets fn's '<', *after the character
+ * after its matching '>'. */
+int idx_lambda_of(const char *s, size_t len, const char *fn, const char **lt,
+                  const char **after)
+{
+    static const char tail[] = "::{lambda(int)#1}";
+    size_t n = strlen(fn), tl = sizeof tail - 1;
+    if (len <= n + tl || memcmp(s, fn, n) != 0 || s[n] != '<' ||
+        memcmp(s + len - tl, tail, tl) != 0)
+        return 0;
+    const char *gt = tfl_pt_match_angle(s + n);
+    if (!gt || gt >= s + len - tl)
+        return 0;
+    *lt = s + n;
+    *after = gt + 1;
+    return 1;
+}
+
+/* at::cuda::detail::TensorInfo<T, IndexType> = { T *data; IndexType
+ * sizes[25], strides[25]; int dims; }: 212 bytes for a 32-bit IndexType,
+ * 412 for a 64-bit one, padded to the pointer's alignment. */
+size_t idx_tinfo_size(int wide)
+{
+    return wide ? 416 : 216;
 }
 
 /* Bytes spanned by a strided view (max offset + 1 element); 0 if empty.

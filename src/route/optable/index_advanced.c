@@ -8,51 +8,88 @@
 
 #include "mem/mem.h"
 #include "route/optable/index_internal.h"
+#include "route/optable/pt_abi.h"
 
-/* index_elementwise_kernel<128, 4, gpu_index_kernel<index[_put]_kernel_impl<
- * OpaqueType<N>>(...)::lambda>(...)::lambda(int)> */
-/* index_elementwise_kernel<128, 4, {index_copy,index_fill,flip}_kernel_impl<
- * OpaqueType<N>>(...)::lambda(int)>: their own lambdas (not gpu_index_kernel's) */
-static int match_misc(const char *m, index_kernel *k)
+/* OpaqueType<N> as the single template argument list at lt ("<OpaqueType<
+ * 4> >"): N, or 0. */
+static size_t opaque_arg(const char *lt)
 {
-    static const struct { const char *fmt; int kind; } tab[] = {
-        { "24index_elementwise_kernelILi128ELi4EZNS0_22index_copy_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", K_INDEX_COPY },
-        { "24index_elementwise_kernelILi128ELi4EZNS0_22index_fill_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", K_INDEX_FILL },
-        { "24index_elementwise_kernelILi128ELi4EZNS0_16flip_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", K_FLIP },
-    };
-    const char *p = strstr(m, "24index_elementwise_kernelILi128ELi4EZNS0_");
-    if (!p)
+    const char *a[2];
+    size_t al[2];
+    tfl_dtype dt;
+    if (tfl_pt_template_args(lt, a, al, 2) != 1 || al[0] < 11 || memcmp(a[0], "OpaqueType<", 11))
         return 0;
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-        int n = 0, len = 0;
-        if (sscanf(p, tab[i].fmt, &n, &len) == 1 && len > 0 && n > 0 && n <= 16) {
-            k->kind = tab[i].kind;
-            k->elem_size = (size_t)n;
+    return idx_type_size(a[0], al[0], &dt);
+}
+
+/* index_elementwise_kernel<nt, vt, lambda(int)> (nt, vt: the launch shape),
+ * the lambda one of
+ *   gpu_index_kernel<index_kernel_impl<OpaqueType<N>>(...)::lambda>(...)
+ *   gpu_index_kernel<index_put_kernel_impl<OpaqueType<N>>(...)::lambda>(...)
+ *   index_copy_kernel_impl<OpaqueType<N>>(...)   (their own lambdas)
+ *   index_fill_kernel_impl<OpaqueType<N>>(...)
+ *   flip_kernel_impl<OpaqueType<N>>(...) */
+int idx_match_advanced(const tfl_kname *n, index_kernel *k)
+{
+    static const struct { const char *fn; int kind, put; } own[] = {
+        { "index_copy_kernel_impl", K_INDEX_COPY, 0 },
+        { "index_fill_kernel_impl", K_INDEX_FILL, 0 },
+        { "flip_kernel_impl", K_FLIP, 0 },
+    };
+    static const struct { const char *fn; int put; } impl[] = {
+        { "index_kernel_impl<", 0 }, { "index_put_kernel_impl<", 1 },
+    };
+    int used[] = { 2 };
+    const char *lt, *after;
+    if (!idx_plain_name(n, "index_elementwise_kernel") || n->ntargs != 3 ||
+        !idx_others_constant(n, used, 1))
+        return 0;
+    const char *lam = n->targ[2];
+    const size_t ll = n->targ_len[2];
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        if (idx_lambda_of(lam, ll, own[i].fn, &lt, &after) && *after == '(' &&
+            (k->elem_size = opaque_arg(lt))) {
+            k->kind = own[i].kind;
+            return 1;
+        }
+    }
+    /* gpu_index_kernel's one template argument is the impl's element
+     * lambda: "<index_kernel_impl<OpaqueType<N> >(...)::{lambda(char*,
+     * char const*, long)#1}>" */
+    if (!idx_lambda_of(lam, ll, "gpu_index_kernel", &lt, &after) || *after != '(')
+        return 0;
+    const char *a[2];
+    size_t al[2];
+    if (tfl_pt_template_args(lt, a, al, 2) != 1)
+        return 0;
+    for (size_t i = 0; i < sizeof impl / sizeof impl[0]; i++) {
+        const size_t fl = strlen(impl[i].fn);
+        if (al[0] > fl && !memcmp(a[0], impl[i].fn, fl) &&
+            (k->elem_size = opaque_arg(a[0] + fl - 1))) {
+            k->kind = K_ADVANCED;
+            k->put = impl[i].put;
             return 1;
         }
     }
     return 0;
 }
 
-int idx_match_advanced(const char *m, index_kernel *k)
+/* (int64 N, lambda by value): gpu_index_kernel's 1240 bytes, index_copy's
+ * 648, flip's 520 (captures below); index_fill's ends with the value after
+ * 536 bytes of captures, at its alignment, the whole padded to it. */
+int idx_layout_advanced(const index_kernel *k, tfl_klayout *l)
 {
-    if (match_misc(m, k))
-        return 1;
-    const char *p = strstr(m, "24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_");
-    if (!p)
-        return 0;
-    p += strlen("24index_elementwise_kernelILi128ELi4EZNS0_16gpu_index_kernelIZNS0_");
-    int n = 0, len = 0;
-    if (sscanf(p, "17index_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", &n, &len) == 1 && len)
-        k->put = 0;
-    else if (sscanf(p, "21index_put_kernel_implINS0_10OpaqueTypeILi%dEEEEEv%n", &n, &len) == 1 && len)
-        k->put = 1;
-    else
-        return 0;
-    if (n <= 0 || n > 16)
-        return 0;
-    k->elem_size = (size_t)n;
-    k->kind = K_ADVANCED;
+    tfl_klayout_add(l, 8, 8);
+    switch (k->kind) {
+    case K_ADVANCED:   tfl_klayout_add(l, 1240, 8); break;
+    case K_INDEX_COPY: tfl_klayout_add(l, 648, 8); break;
+    case K_FLIP:       tfl_klayout_add(l, 520, 8); break;
+    default: {
+        const size_t a = k->elem_size > 8 ? k->elem_size : 8;
+        const size_t value = (536 + k->elem_size - 1) / k->elem_size * k->elem_size;
+        tfl_klayout_add(l, (value + k->elem_size + a - 1) / a * a, a);
+    }
+    }
     return 1;
 }
 

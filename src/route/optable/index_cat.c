@@ -9,33 +9,65 @@
 #include "mem/mem.h"
 #include "route/optable/index_internal.h"
 
-int idx_match_cat(const char *m, index_kernel *k)
+/* CatArrayBatchedCopy{,_contig,_alignedK_contig,_vectorized}<T, IndexType,
+ * Dims, BatchSize, StrideSize[, extra]>: T is OpaqueType<N> (cat moves
+ * bytes), IndexType unsigned int; _alignedK_contig adds its load width K
+ * (memory access only), _vectorized its alignment and elements per vector,
+ * which the decoder uses. */
+int idx_match_cat(const tfl_kname *n, index_kernel *k)
 {
-    const char *p = strstr(m, "CatArrayBatchedCopy");
-    if (!p)
+    static const struct { const char *base; int variant, ntargs; } bases[] = {
+        { "CatArrayBatchedCopy", CAT_PLAIN, 5 },
+        { "CatArrayBatchedCopy_contig", CAT_PLAIN, 5 },
+        { "CatArrayBatchedCopy_alignedK_contig", CAT_PLAIN, 6 },
+        { "CatArrayBatchedCopy_vectorized", CAT_VECTORIZED, 7 },
+    };
+    size_t i = 0;
+    while (i < sizeof bases / sizeof bases[0] && !idx_plain_name(n, bases[i].base))
+        i++;
+    tfl_dtype dt;
+    long long v[7];
+    if (i == sizeof bases / sizeof bases[0] || n->ntargs != bases[i].ntargs ||
+        !tfl_kname_targ_starts(n, 0, "OpaqueType<") || !(k->elem_size = idx_targ_size(n, 0, &dt)) ||
+        !tfl_kname_targ_is(n, 1, "unsigned int"))
         return 0;
-    p += strlen("CatArrayBatchedCopy");
-    int n = 0;
-    unsigned es;
-    if (strncmp(p, "_vectorized", 11) == 0)
-        k->variant = CAT_VECTORIZED;
-    /* skip "_contig" / "_alignedK_contig" / "_vectorized" to the template */
-    p = strstr(p, "OpaqueTypeILj");
-    if (!p || sscanf(p, "OpaqueTypeILj%uEEEjLi%dELi%dELi%dE%n", &es, &k->dims, &k->batch,
-                     &k->stride_size, &n) != 4 || n == 0)
-        return 0;
+    for (int a = 2; a < n->ntargs; a++)
+        if (!tfl_kname_targ_int(n, a, &v[a]))
+            return 0;
+    k->variant = bases[i].variant;
+    k->dims = (int)v[2];
+    k->batch = (int)v[3];
+    k->stride_size = (int)v[4];
     if (k->variant == CAT_VECTORIZED) {
-        int n2 = 0;
-        if (sscanf(p + n, "Li%dELi%dE%n", &k->alignment, &k->elems_per_vec, &n2) != 2 ||
-            n2 == 0 || k->alignment <= 0 || k->elems_per_vec <= 0)
+        k->alignment = (int)v[5];
+        k->elems_per_vec = (int)v[6];
+        if (k->alignment <= 0 || k->elems_per_vec <= 0)
             return 0;
     }
-    if (es == 0 || es > 16 || k->dims < 1 || k->dims > TFL_INDEX_CAT_DIMS ||
-        k->batch < 1 || k->batch > 128 || k->stride_size < 1 || k->stride_size > k->batch)
+    if (k->dims < 1 || k->dims > TFL_INDEX_CAT_DIMS || k->batch < 1 || k->batch > 128 ||
+        k->stride_size < 1 || k->stride_size > k->batch)
         return 0;
     k->kind = K_CAT;
-    k->elem_size = es;
     return 1;
+}
+
+/* (T *out, CatArrInputTensorMetadata<T, unsigned, B, S> by value,
+ * TensorSizeStride<unsigned, 4> out sizes / strides (32 bytes), int
+ * concatDim, unsigned dimStride or trailing size).  The metadata: input[B]
+ * pointers, offset[B], dimSize[B], nElements[B] (unsigned), isContiguous[B]
+ * (bool), tensorStride[S] (TensorSizeStride, 4-aligned), padded to 8. */
+static size_t cat_meta_size(const index_kernel *k)
+{
+    const size_t B = (size_t)k->batch;
+    size_t o_str = (8 * B + 12 * B + B + 3) & ~(size_t)3;
+    return (o_str + 32 * (size_t)k->stride_size + 7) & ~(size_t)7;
+}
+
+int idx_layout_cat(const index_kernel *k, tfl_klayout *l)
+{
+    tfl_klayout_add(l, 8, 8);
+    tfl_klayout_add(l, cat_meta_size(k), 8);
+    return tfl_klayout_sig(l, "32:4 i i") == 0;
 }
 
 tfl_status idx_run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,

@@ -7,7 +7,8 @@
  * (const int64 *sorted_indices, const int64 *indices, const T *grad_output,
  *  T *grad_weight, int64 numel, int64 stride, int64 stride_before,
  *  int64 outer_dim, bool accumulate) - the same semantics with different
- * thread mappings (65-byte parameter blocks in the 2.11 cubins).
+ * thread mappings (65-byte parameter blocks in the 2.11 through 2.15
+ * cubins: [p x3 l x3 b]).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,26 +16,33 @@
 #include "mem/mem.h"
 #include "route/optable/index_internal.h"
 
-int idx_match_put_sorted(const char *m, index_kernel *k)
+int idx_match_put_sorted(const tfl_kname *n, index_kernel *k)
 {
-    static const char *keys[] = {
-        "24indexing_backward_kernelI",
-        "33indexing_backward_kernel_stride_1I",
-        "37indexing_backward_kernel_small_strideI",
+    /* <T, SZ> (SZ: elements per thread), <T>, <T> */
+    static const struct { const char *base; int ntargs; } bases[] = {
+        { "indexing_backward_kernel", 2 },
+        { "indexing_backward_kernel_stride_1", 1 },
+        { "indexing_backward_kernel_small_stride", 1 },
     };
-    const char *p = NULL;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !p; i++)
-        if ((p = strstr(m, keys[i])))
-            p += strlen(keys[i]);
-    if (!p || !strstr(m, "Indexing_cu"))
+    size_t i = 0;
+    while (i < sizeof bases / sizeof bases[0] && !idx_plain_name(n, bases[i].base))
+        i++;
+    long long v;
+    if (i == sizeof bases / sizeof bases[0] || n->ntargs != bases[i].ntargs ||
+        (n->ntargs == 2 && !tfl_kname_targ_int(n, 1, &v)) ||
+        !(k->elem_size = idx_targ_size(n, 0, &k->dtype)))
         return 0;
-    const char *t = p;
-    k->elem_size = idx_mangled_size(&p);
-    if (!k->elem_size)
-        return 0;
-    k->dtype = p - t == 1 ? idx_letter_dtype(*t) : TFL_DT_COUNT;
+    /* accumulation is done in the builtin types only (run refuses others) */
+    if (k->dtype == TFL_DT_F16 || k->dtype == TFL_DT_BF16)
+        k->dtype = TFL_DT_COUNT;
     k->kind = K_PUT_SORTED;
     return 1;
+}
+
+int idx_layout_put_sorted(const index_kernel *k, tfl_klayout *l)
+{
+    (void)k;
+    return tfl_klayout_sig(l, "p x3 l x3 b") == 0;
 }
 
 tfl_status idx_run_put_sorted(const tfl_kcall *c, const index_kernel *k, tfl_op *op,

@@ -10,34 +10,82 @@
 #include "route/optable/index_internal.h"
 
 /* elementwise_kernel_with_index<int, {arange,linspace}_cuda_out(...)::
- * dispatch lambdas::lambda(long)>: the dispatch lambdas' numbers give the
- * dtype (read off the 2.11 wheel: AT_DISPATCH's case order). */
-int idx_match_range(const char *m, index_kernel *k)
+ * {lambda()#A}::operator()() const::{lambda()#B}::operator()() const::
+ * {lambda(long)#1}>: the dispatch lambdas' numbers A, B give the dtype
+ * (AT_DISPATCH's case order, the same in the 2.11 through 2.15 wheels; the
+ * lambda's size, which the layout check compares, differs between the
+ * groups). */
+int idx_match_range(const tfl_kname *n, index_kernel *k)
 {
-    static const struct { const char *key; int kind; tfl_dtype dt; } tab[] = {
-        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE_clEvEUllE_", K_ARANGE, TFL_DT_U8 },
-        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE0_clEvEUllE_", K_ARANGE, TFL_DT_I8 },
-        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE1_clEvEUllE_", K_ARANGE, TFL_DT_I32 },
-        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_", K_ARANGE, TFL_DT_I64 },
-        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE4_clEvEUllE_", K_ARANGE, TFL_DT_F64 },
-        { "15arange_cuda_outERKN3c106ScalarES6_S6_RNS1_6TensorEENKUlvE_clEvENKUlvE5_clEvEUllE_", K_ARANGE, TFL_DT_F32 },
-        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE_clEvEUllE_", K_LINSPACE, TFL_DT_U8 },
-        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE0_clEvEUllE_", K_LINSPACE, TFL_DT_I8 },
-        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE1_clEvEUllE_", K_LINSPACE, TFL_DT_I32 },
-        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE_clEvENKUlvE2_clEvEUllE_", K_LINSPACE, TFL_DT_I64 },
-        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE_clEvEUllE_", K_LINSPACE, TFL_DT_F64 },
-        { "17linspace_cuda_outERKN3c106ScalarES6_lRNS1_6TensorEENKUlvE0_clEvENKUlvE0_clEvEUllE_", K_LINSPACE, TFL_DT_F32 },
+    static const struct { const char *fn; int kind, outer, inner; tfl_dtype dt; } tab[] = {
+        { "arange_cuda_out(", K_ARANGE, 1, 1, TFL_DT_U8 },
+        { "arange_cuda_out(", K_ARANGE, 1, 2, TFL_DT_I8 },
+        { "arange_cuda_out(", K_ARANGE, 1, 3, TFL_DT_I32 },
+        { "arange_cuda_out(", K_ARANGE, 1, 4, TFL_DT_I64 },
+        { "arange_cuda_out(", K_ARANGE, 1, 6, TFL_DT_F64 },
+        { "arange_cuda_out(", K_ARANGE, 1, 7, TFL_DT_F32 },
+        { "linspace_cuda_out(", K_LINSPACE, 1, 1, TFL_DT_U8 },
+        { "linspace_cuda_out(", K_LINSPACE, 1, 2, TFL_DT_I8 },
+        { "linspace_cuda_out(", K_LINSPACE, 1, 3, TFL_DT_I32 },
+        { "linspace_cuda_out(", K_LINSPACE, 1, 4, TFL_DT_I64 },
+        { "linspace_cuda_out(", K_LINSPACE, 2, 1, TFL_DT_F64 },
+        { "linspace_cuda_out(", K_LINSPACE, 2, 2, TFL_DT_F32 },
     };
-    if (!strstr(m, "29elementwise_kernel_with_indexIiZZZN2at6native"))
+    if (!idx_plain_name(n, "elementwise_kernel_with_index") || n->ntargs != 2 ||
+        !tfl_kname_targ_is(n, 0, "int"))
+        return 0;
+    const char *lam = n->targ[1];
+    const size_t ll = n->targ_len[1];
+    char buf[512];
+    if (ll >= sizeof buf)
+        return 0;
+    memcpy(buf, lam, ll);
+    buf[ll] = '\0';
+    const char *close = strstr(buf, ")::{lambda()#");
+    int outer, inner, used = 0;
+    if (!close || sscanf(close, ")::{lambda()#%d}::operator()() const::{lambda()#%d}::"
+                                "operator()() const::{lambda(long)#1}%n", &outer, &inner,
+                         &used) != 2 || close[used] != '\0')
         return 0;
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-        if (strstr(m, tab[i].key)) {
+        if (!strncmp(buf, tab[i].fn, strlen(tab[i].fn)) && outer == tab[i].outer &&
+            inner == tab[i].inner) {
             k->kind = tab[i].kind;
             k->dtype = tab[i].dt;
             return 1;
         }
     }
     return 0;
+}
+
+/* linspace's lambda captures: start, end (T), steps (int64), step (float
+ * for integers, else T), halfway (int64), each naturally aligned. */
+static void linspace_captures(tfl_dtype dt, size_t *o_steps, size_t *o_step, size_t *o_half)
+{
+    const size_t ts = tfl_dtype_size(dt);
+    const size_t ss = dt == TFL_DT_F32 || dt == TFL_DT_F64 ? ts : 4;
+    *o_steps = ts * 2 > 8 ? ts * 2 : 8;
+    *o_step = *o_steps + 8;
+    *o_half = (*o_step + ss + 7) & ~(size_t)7;
+}
+
+/* (int N, lambda by value, T *out); the lambda is its captures (arange:
+ * start and step of the accumulate type - float for float32, else 8 bytes)
+ * and the 8-byte pointer nvcc appends to an extended lambda (pt_abi.h). */
+int idx_layout_range(const index_kernel *k, tfl_klayout *l)
+{
+    size_t captures;
+    if (k->kind == K_ARANGE) {
+        captures = k->dtype == TFL_DT_F32 ? 8 : 16;
+    } else {
+        size_t o_steps, o_step, o_half;
+        linspace_captures(k->dtype, &o_steps, &o_step, &o_half);
+        captures = o_half + 8;
+    }
+    tfl_klayout_add(l, 4, 4);
+    tfl_klayout_add(l, captures + 8, 8);
+    tfl_klayout_add(l, 8, 8);
+    return 1;
 }
 
 /* elementwise_kernel_with_index<int>(int N, lambda f, T *data); the
@@ -57,7 +105,6 @@ tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
     x->u.range.range_kind = k->kind == K_ARANGE ? TFL_INDEX_ARANGE : TFL_INDEX_LINSPACE;
     x->u.range.n = ARG(c, 0, int32_t);
     x->u.range.out = ARG(c, 2, void *);
-    const int fl = k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64;
     if (k->kind == K_ARANGE) {
         if (k->dtype == TFL_DT_F32) {
             float a, b;
@@ -73,11 +120,8 @@ tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
             memcpy(&x->u.range.istep, f + 8, 8);
         }
     } else {
-        const size_t ts = x->elem_size;
-        const size_t o_steps = ts * 2 > 8 ? ts * 2 : 8;   /* 2 T, then int64 */
-        const size_t ss = fl ? ts : 4;                     /* step's size */
-        const size_t o_step = o_steps + 8;
-        const size_t o_half = (o_step + ss + 7) & ~(size_t)7;
+        size_t o_steps, o_step, o_half;
+        linspace_captures(k->dtype, &o_steps, &o_step, &o_half);
         memcpy(&x->u.range.steps, f + o_steps, 8);
         memcpy(&x->u.range.halfway, f + o_half, 8);
         if (k->dtype == TFL_DT_F32) {

@@ -9,59 +9,95 @@
 
 #include "mem/mem.h"
 #include "route/optable/index_internal.h"
+#include "route/optable/pt_abi.h"
 
-/* _scatter_gather_elementwise_kernel<128, 8, _cuda_scatter_gather_internal_
- * kernel<is_scatter, T, index_t>::operator()<Functor>(...)::lambda(int)> */
-int idx_match_scatter_gather(const char *m, index_kernel *k)
+/* The reduction functors (simplified names); scatter_reduce's ReduceMean
+ * only sums (PyTorch divides by the counts in a later elementwise kernel). */
+static const struct { const char *name; tfl_index_reduce reduce; } functors[] = {
+    { "TensorAssign", TFL_INDEX_ASSIGN }, { "ReduceAdd", TFL_INDEX_ADD },
+    { "ReduceMean", TFL_INDEX_ADD }, { "ReduceMultiply", TFL_INDEX_MUL },
+    { "ReduceMaximum", TFL_INDEX_MAX }, { "ReduceMinimum", TFL_INDEX_MIN },
+};
+
+/* _scatter_gather_elementwise_kernel<nt, vt, lambda(int)> (nt, vt: the
+ * launch shape), the lambda that of
+ *   _cuda_scatter_gather_internal_kernel<is_scatter, T, index_t>::
+ *       operator()<Functor>(...)          gather / scatter / scatter_reduce
+ *   _cuda_scatter_fill_internal_kernel<T, index_t>::operator()<Functor>(...)
+ *                                          scatter(dim, index, value) */
+int idx_match_scatter_gather(const tfl_kname *n, index_kernel *k)
 {
-    const char *key = "36_cuda_scatter_gather_internal_kernelILb";
-    const char *fkey = "34_cuda_scatter_fill_internal_kernelI";
-    const char *p = strstr(m, key);
-    if (!strstr(m, "34_scatter_gather_elementwise_kernelI"))
+    const char *lt, *after, *lam;
+    size_t ll;
+    int used[] = { 2 };
+    if (!idx_plain_name(n, "_scatter_gather_elementwise_kernel") || n->ntargs != 3 ||
+        !idx_others_constant(n, used, 1))
         return 0;
-    if (p) {
-        p += strlen(key);
-        if ((p[0] != '0' && p[0] != '1') || p[1] != 'E')
+    lam = n->targ[2];
+    ll = n->targ_len[2];
+    const char *ta[4];
+    size_t tl[4];
+    int nt;
+    if (idx_lambda_of(lam, ll, "_cuda_scatter_gather_internal_kernel", &lt, &after)) {
+        nt = tfl_pt_template_args(lt, ta, tl, 4);
+        if (nt != 3 || !((tl[0] == 4 && !memcmp(ta[0], "true", 4)) ||
+                         (tl[0] == 5 && !memcmp(ta[0], "false", 5))))
             return 0;
-        k->scatter = p[0] == '1';
-        p += 2;
-    } else if ((p = strstr(m, fkey))) {
-        /* scatter(dim, index, value): _cuda_scatter_fill_internal_kernel<T, index_t> */
-        p += strlen(fkey);
+        k->scatter = ta[0][0] == 't';
+    } else if (idx_lambda_of(lam, ll, "_cuda_scatter_fill_internal_kernel", &lt, &after)) {
+        nt = tfl_pt_template_args(lt, ta, tl, 4);
+        if (nt != 2)
+            return 0;
         k->scatter = 1;
         k->fill = 1;
     } else {
         return 0;
     }
-    const char *t = p;
-    k->elem_size = idx_mangled_size(&p);
-    if (!k->elem_size || (*p != 'i' && *p != 'l'))
+    /* <..., T, index_t> */
+    k->elem_size = idx_type_size(ta[nt - 2], tl[nt - 2], &k->dtype);
+    if (!k->elem_size || !((tl[nt - 1] == 3 && !memcmp(ta[nt - 1], "int", 3)) ||
+                           (tl[nt - 1] == 4 && !memcmp(ta[nt - 1], "long", 4))))
         return 0;
-    k->dtype = idx_type_dtype(t, (size_t)(p - t));
-    k->index_dtype = *p == 'l' ? TFL_DT_I64 : TFL_DT_I32;
-    p++;
-    if (strncmp(p, "EclINS0_12TensorAssignE", 23) == 0)
-        k->reduce = TFL_INDEX_ASSIGN;
-    else if (k->fill)
+    k->index_dtype = tl[nt - 1] == 4 ? TFL_DT_I64 : TFL_DT_I32;
+    /* ::operator()<Functor>(...) */
+    static const char op[] = "::operator()<";
+    const char *fgt = strncmp(after, op, sizeof op - 1) ? NULL
+                                                        : tfl_pt_match_angle(after + sizeof op - 2);
+    if (!fgt || fgt[1] != '(')
         return 0;
-    else if (!(k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
-               k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64 ||
-               k->dtype == TFL_DT_F16 || k->dtype == TFL_DT_BF16))
+    const char *f = after + sizeof op - 1;
+    size_t fl = (size_t)(fgt - f);
+    size_t i = 0;
+    while (i < sizeof functors / sizeof functors[0] &&
+           !(fl == strlen(functors[i].name) && !memcmp(f, functors[i].name, fl)))
+        i++;
+    if (i == sizeof functors / sizeof functors[0])
         return 0;
-    /* scatter_reduce: ReduceMean only sums (PyTorch divides by the counts
-     * in a later elementwise kernel) */
-    else if (strncmp(p, "EclINS0_9ReduceAddE", 19) == 0 ||
-             strncmp(p, "EclINS0_10ReduceMeanE", 21) == 0)
-        k->reduce = TFL_INDEX_ADD;
-    else if (strncmp(p, "EclINS0_14ReduceMultiplyE", 25) == 0)
-        k->reduce = TFL_INDEX_MUL;
-    else if (strncmp(p, "EclINS0_13ReduceMaximumE", 24) == 0)
-        k->reduce = TFL_INDEX_MAX;
-    else if (strncmp(p, "EclINS0_13ReduceMinimumE", 24) == 0)
-        k->reduce = TFL_INDEX_MIN;
-    else
+    k->reduce = functors[i].reduce;
+    /* assignment moves bytes; the reductions compute in these types */
+    if (k->reduce != TFL_INDEX_ASSIGN &&
+        (k->fill || !(k->dtype == TFL_DT_F32 || k->dtype == TFL_DT_F64 ||
+                      k->dtype == TFL_DT_I32 || k->dtype == TFL_DT_I64 ||
+                      k->dtype == TFL_DT_F16 || k->dtype == TFL_DT_BF16)))
         return 0;
     k->kind = K_SCATTER_GATHER;
+    return 1;
+}
+
+/* (int N, lambda by value): the lambdas' captures are listed with run
+ * below; the gather / scatter one is 664 bytes, the fill one ends with the
+ * T value after six 8-byte captures (@552, or @560 for a 16-byte aligned
+ * T), padded to its alignment. */
+int idx_layout_scatter_gather(const index_kernel *k, tfl_klayout *l)
+{
+    tfl_klayout_add(l, 4, 4);
+    if (!k->fill) {
+        tfl_klayout_add(l, 664, 8);
+        return 1;
+    }
+    const size_t a = k->elem_size > 8 ? k->elem_size : 8;
+    const size_t value = (552 + k->elem_size - 1) / k->elem_size * k->elem_size;
+    tfl_klayout_add(l, (value + k->elem_size + a - 1) / a * a, a);
     return 1;
 }
 

@@ -6,29 +6,38 @@
  * keeps self where column - row >= k (upper) or <= k (lower) over the last
  * two dims and writes zero elsewhere.  IndexType is int or int64 here
  * (TensorInfo 216 / 416 bytes, read as for the unsigned kinds).
+ * elements_per_thread only sets the thread mapping; inplace launches pass
+ * the same tensor twice, which the decoder reads as given.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "route/optable/index_internal.h"
 
-int idx_match_triangle(const char *m, index_kernel *k)
+int idx_match_triangle(const tfl_kname *n, index_kernel *k)
 {
-    const char *key = "16triu_tril_kernelI";
-    const char *p = strstr(m, key);
-    if (!p)
+    long long upper, ept, inplace;
+    tfl_dtype dt;
+    if (!idx_plain_name(n, "triu_tril_kernel") || n->ntargs != 5 ||
+        !(k->elem_size = idx_targ_size(n, 0, &dt)) ||
+        !(tfl_kname_targ_is(n, 1, "int") || tfl_kname_targ_is(n, 1, "long")) ||
+        !tfl_kname_targ_int(n, 2, &upper) || !tfl_kname_targ_int(n, 3, &ept) ||
+        !tfl_kname_targ_int(n, 4, &inplace))
         return 0;
-    p += strlen(key);
-    k->elem_size = idx_mangled_size(&p);
-    if (!k->elem_size || (*p != 'i' && *p != 'l'))
-        return 0;
-    k->wide = *p == 'l';
-    p++;
-    int upper, ept, inplace, n = 0;
-    if (sscanf(p, "Lb%dELi%dELb%dE%n", &upper, &ept, &inplace, &n) != 3 || n == 0)
-        return 0;
-    k->upper = upper;
+    k->wide = tfl_kname_targ_is(n, 1, "long");
+    k->upper = upper != 0;
     k->kind = K_TRIANGLE;
+    return 1;
+}
+
+/* [TensorInfo x2, l l i] (int IndexType) or [TensorInfo x2, l l l] */
+int idx_layout_triangle(const index_kernel *k, tfl_klayout *l)
+{
+    tfl_klayout_add(l, idx_tinfo_size(k->wide), 8);
+    tfl_klayout_add(l, idx_tinfo_size(k->wide), 8);
+    tfl_klayout_add(l, 8, 8);
+    tfl_klayout_add(l, 8, 8);
+    tfl_klayout_add(l, k->wide ? 8 : 4, k->wide ? 8 : 4);
     return 1;
 }
 

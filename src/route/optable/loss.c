@@ -1,8 +1,10 @@
 /*
  * loss.c - the "loss" kernel family of the semantic op table: nll_loss
- * (aten/src/ATen/native/cuda/Loss.cu, torch 2.11; parameter layouts from
- * the sm_80 cubins, docs/kernel-families.md).  cross_entropy is
- * log_softmax (softmax family) + these kernels.
+ * (aten/src/ATen/native/cuda/Loss.cu; the parameter layouts, stated by
+ * layout() per kernel, are those of the sm_80 cubins of torch 2.11 to
+ * 2.15).  cross_entropy is log_softmax (softmax family) + these kernels.
+ * Kernels are recognised by base name and their template arguments'
+ * types (scalar, accumulator, target index).
  *
  *   nll_loss_forward_no_reduce_cuda_kernel<scalar, index>
  *       (int64 batch, PackedTensorAccessor64<scalar,2> input, const index *target,
@@ -40,10 +42,12 @@
  *       atomically adds its partial sums into the zeroed *output and
  *       *total_weight: the native op adds the whole sum in one go.
  *   nll_loss2d_forward_size_average_kernel<scalar>(scalar *output, const scalar *total_weight)
- *   nll_loss2d_backward_kernel<scalar>
+ *   nll_loss2d_backward_kernel<scalar>                 (2.11-2.13)
+ *   nll_loss2d_backward_kernel<scalar, index_t>        (2.14+; int or long)
  *       (scalar *grad_input, const scalar *grad_output, const int64 *target,
  *        const scalar *weights, const scalar *total_weight, bool size_average,
- *        int n_classes, int map_nelem, int blocks_per_sample, int64 ignore_index)
+ *        index_t n_classes, index_t map_nelem, int blocks_per_sample,
+ *        int64 ignore_index)       (index_t = int before 2.14)
  *   nll_loss2d_forward_no_reduce_kernel<scalar>
  *       (int64 n, PackedTensorAccessor64<scalar,4> input,
  *        PackedTensorAccessor64<int64,3> target, PackedTensorAccessor64<scalar,3> output,
@@ -56,6 +60,7 @@
  */
 #include "route/optable.h"
 #include "route/dispatch.h"
+#include "route/optable/kname.h"
 #include "mem/mem.h"
 
 #include <stdint.h>
@@ -69,73 +74,94 @@ typedef enum { F_NONE, F_1D, F_2D, B_NONE, B_1D, B_2D,
 typedef struct lcookie {
     lkind k;
     tfl_dtype dt, tdt;
+    int idx64;               /* S_BWD: n_classes and map_nelem are int64 */
+    int entry;               /* the KERNELS[] row matched: its signature */
     const char *name;
 } lcookie;
 
+/* Each kernel's template arguments, one letter each:
+ *   T  scalar: float, double, c10::Half, c10::BFloat16
+ *   A  accumulator: float or double
+ *   G  target element type: long or unsigned char
+ *   X  index_t: int or long
+ * and its parameters (layout() tokens; N is index_t's). */
+static const struct {
+    const char *base, *shape;
+    lkind k;
+    const char *name, *sig;
+} KERNELS[] = {
+    { "nll_loss_forward_no_reduce_cuda_kernel", "TG", F_NONE, "nll_loss_fwd", "l a2 p p p l l" },
+    { "nll_loss_forward_reduce_cuda_kernel_1d", "TG", F_1D, "nll_loss_fwd", "p p p p p b l l" },
+    { "nll_loss_forward_reduce_cuda_kernel_2d", "TAG", F_2D, "nll_loss_fwd", "p p p p p b l l l l" },
+    { "nll_loss_backward_no_reduce_cuda_kernel", "TG", B_NONE, "nll_loss_bwd", "i p a1 a2 p l l" },
+    { "nll_loss_backward_reduce_cuda_kernel_1d", "TG", B_1D, "nll_loss_bwd", "p p p p p b l l" },
+    { "nll_loss_backward_reduce_cuda_kernel_2d", "TG", B_2D, "nll_loss_bwd", "p p p p p b i i l l" },
+    { "nll_loss2d_forward_kernel", "TAX", S_FWD, "nll_loss2d_fwd", "p p p p p i i i l" },
+    { "nll_loss2d_forward_size_average_kernel", "T", S_AVG, "nll_loss2d_avg", "p p" },
+    { "nll_loss2d_backward_kernel", "T", S_BWD, "nll_loss2d_bwd", "p p p p p b i i i l" },
+    { "nll_loss2d_backward_kernel", "TX", S_BWD, "nll_loss2d_bwd", "p p p p p b N N i l" },
+    { "nll_loss2d_forward_no_reduce_kernel", "T", S_FWD_NONE, "nll_loss2d_fwd", "l a4 a3 a3 p l" },
+    { "nll_loss2d_backward_no_reduce_kernel", "T", S_BWD_NONE, "nll_loss2d_bwd", "l a3 a3 a4 p l" },
+};
+
+static int by_shape(const tfl_kname *k, const char *shape, lcookie *c)
+{
+    int i = 0;
+    tfl_dtype dt;
+    for (const char *s = shape; *s; s++, i++) {
+        switch (*s) {
+        case 'T':
+            if (!tfl_kname_targ_dtype(k, i, &c->dt) ||
+                (c->dt != TFL_DT_F32 && c->dt != TFL_DT_F64 && c->dt != TFL_DT_F16 &&
+                 c->dt != TFL_DT_BF16))
+                return 0;
+            break;
+        case 'A':
+            if (!tfl_kname_targ_dtype(k, i, &dt) || (dt != TFL_DT_F32 && dt != TFL_DT_F64))
+                return 0;
+            break;
+        case 'G':
+            if (!tfl_kname_targ_dtype(k, i, &c->tdt) ||
+                (c->tdt != TFL_DT_I64 && c->tdt != TFL_DT_U8))
+                return 0;
+            break;
+        case 'X':
+            if (!tfl_kname_targ_is(k, i, "int") && !tfl_kname_targ_is(k, i, "long"))
+                return 0;
+            c->idx64 = tfl_kname_targ_is(k, i, "long");
+            break;
+        }
+    }
+    return i == k->ntargs;
+}
+
 static int match(const char *m, void **cookie)
 {
-    static const struct { const char *mk; lkind k; int acc; const char *name; } K[] = {
-        {"38nll_loss_forward_no_reduce_cuda_kernelI", F_NONE, 0, "nll_loss_fwd"},
-        {"38nll_loss_forward_reduce_cuda_kernel_1dI", F_1D, 0, "nll_loss_fwd"},
-        {"38nll_loss_forward_reduce_cuda_kernel_2dI", F_2D, 1, "nll_loss_fwd"},
-        {"39nll_loss_backward_no_reduce_cuda_kernelI", B_NONE, 0, "nll_loss_bwd"},
-        {"39nll_loss_backward_reduce_cuda_kernel_1dI", B_1D, 0, "nll_loss_bwd"},
-        {"39nll_loss_backward_reduce_cuda_kernel_2dI", B_2D, 0, "nll_loss_bwd"},
-        {"25nll_loss2d_forward_kernelI", S_FWD, 1, "nll_loss2d_fwd"},
-        {"38nll_loss2d_forward_size_average_kernelI", S_AVG, 0, "nll_loss2d_avg"},
-        {"26nll_loss2d_backward_kernelI", S_BWD, 0, "nll_loss2d_bwd"},
-        {"35nll_loss2d_forward_no_reduce_kernelI", S_FWD_NONE, 0, "nll_loss2d_fwd"},
-        {"36nll_loss2d_backward_no_reduce_kernelI", S_BWD_NONE, 0, "nll_loss2d_bwd"},
-    };
-    if (!m || strncmp(m, "_ZN2at6native", 13) ||
-        (!strstr(m, "_Loss_cu_") && !strstr(m, "_NLLLoss2d_cu_")))
+    if (!m || !strstr(m, "nll_loss"))       /* cheap filter before demangling */
         return 0;
-    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
-        const char *s = strstr(m, K[i].mk);
-        if (!s)
-            continue;
-        s += strlen(K[i].mk);
-        lcookie c = {.k = K[i].k, .name = K[i].name};
-        if (!strncmp(s, "N3c104HalfE", 11)) { c.dt = TFL_DT_F16; s += 11; }
-        else if (!strncmp(s, "N3c108BFloat16E", 15)) { c.dt = TFL_DT_BF16; s += 15; }
-        else if (*s == 'f') { c.dt = TFL_DT_F32; s++; }
-        else if (*s == 'd') { c.dt = TFL_DT_F64; s++; }
-        else return 0;
-        if (K[i].acc) {
-            if (*s != 'f' && *s != 'd')
-                return 0;
-            s++;
-        }
-        if (K[i].k >= S_FWD) {
-            /* spatial kernels: int64 targets; S_FWD has index_t (int/long) */
-            c.tdt = TFL_DT_I64;
-            if (K[i].k == S_FWD) {
-                if (*s != 'i' && *s != 'l')
-                    return 0;
-                s++;
-            }
-            if (strncmp(s, "EEv", 3))
-                return 0;
-            lcookie *p = malloc(sizeof *p);
-            if (!p)
-                return 0;
-            *p = c;
-            *cookie = p;
-            return 1;
-        }
-        if (*s == 'l') c.tdt = TFL_DT_I64;
-        else if (*s == 'h') c.tdt = TFL_DT_U8;
-        else return 0;
-        if (strncmp(s + 1, "EEv", 3))
-            return 0;
-        lcookie *p = malloc(sizeof *p);
-        if (!p)
-            return 0;
-        *p = c;
-        *cookie = p;
-        return 1;
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
+        return 0;
+    lcookie c;
+    int found = 0;
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0] && !found; i++) {
+        memset(&c, 0, sizeof c);
+        c.k = KERNELS[i].k;
+        c.name = KERNELS[i].name;
+        c.entry = (int)i;
+        found = tfl_kname_is(&k, KERNELS[i].base) && by_shape(&k, KERNELS[i].shape, &c);
     }
-    return 0;
+    tfl_kname_free(&k);
+    if (!found)
+        return 0;
+    if (c.k >= S_FWD)
+        c.tdt = TFL_DT_I64;             /* spatial kernels: int64 targets */
+    lcookie *p = malloc(sizeof *p);
+    if (!p)
+        return 0;
+    *p = c;
+    *cookie = p;
+    return 1;
 }
 
 static const char *op_name(void *cookie)
@@ -284,7 +310,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         }
         return tfl_route_op(&op, call->stream);
     case S_FWD: case S_BWD: {
-        int32_t ncls, nelem, bps;
+        int64_t ncls, nelem, bps, plane, all, tgt;
         l->target_dtype = TFL_DT_I64;
         if (c->k == S_FWD) {
             l->kind = TFL_LOSS_NLL_FWD;
@@ -306,30 +332,36 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
             l->weight = ARG(const void *, 3);
             l->total_weight = ARG(void *, 4);
             l->reduction = ARG(uint8_t, 5) ? TFL_LOSS_REDUCE_MEAN : TFL_LOSS_REDUCE_SUM;
-            ncls = ARG(int32_t, 6); nelem = ARG(int32_t, 7); bps = ARG(int32_t, 8);
+            ncls = c->idx64 ? ARG(int64_t, 6) : ARG(int32_t, 6);
+            nelem = c->idx64 ? ARG(int64_t, 7) : ARG(int32_t, 7);
+            bps = ARG(int32_t, 8);
             l->ignore_index = ARG(int64_t, 9);
         }
-        if (ncls < 0 || nelem < 0 || bps <= 0 || call->grid[0] % (unsigned)bps ||
+        if (ncls < 0 || nelem < 0 || bps <= 0 || call->grid[0] % (uint64_t)bps ||
             call->grid[1] != 1 || call->grid[2] != 1)
             return TFL_ERR_UNSUPPORTED;
         /* contiguous [N, C, S] input / grad_input, [N, S] target */
-        l->batch = call->grid[0] / (unsigned)bps;
+        l->batch = call->grid[0] / (uint64_t)bps;
+        if (__builtin_mul_overflow(ncls, nelem, &plane) ||
+            __builtin_mul_overflow(l->batch, plane, &all) ||
+            __builtin_mul_overflow(l->batch, nelem, &tgt) || all > INT64_MAX / 16)
+            return TFL_ERR_UNSUPPORTED;
         l->n_classes = ncls;
         l->H = 1;
         l->W = nelem;
         l->tgt_stride0 = nelem; l->tgt_stride_h = 0; l->tgt_stride_w = 1;
-        l->in_stride0 = l->gi_stride0 = (int64_t)ncls * nelem;
+        l->in_stride0 = l->gi_stride0 = plane;
         l->in_stride1 = l->gi_stride1 = nelem;
         l->in_stride_w = l->gi_stride_w = 1;
         ts = 8;
         if (c->k == S_FWD) {
-            in_span = (size_t)(l->batch * l->in_stride0);
+            in_span = (size_t)all;
             out_span = 1;
         } else {
-            gi_span = (size_t)(l->batch * l->gi_stride0);
+            gi_span = (size_t)all;
             gout_span = 1;
         }
-        tgt_span = (size_t)(l->batch * nelem);   /* rows = batch * nelem (H = 1, W = nelem) */
+        tgt_span = (size_t)tgt;                  /* rows = batch * nelem (H = 1, W = nelem) */
         break;
     }
     case S_FWD_NONE: case S_BWD_NONE: {
@@ -402,9 +434,30 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     return st;
 }
 
+/* The parameters, as the table states them for the matched kernel (the
+ * header comment lists them); N is index_t's size. */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const lcookie *c = cookie;
+    l->n = 0;
+    if (!c)
+        return 0;
+    const char *sig = KERNELS[c->entry].sig;
+    char buf[48];
+    size_t n = strlen(sig);
+    if (n >= sizeof buf)
+        return 0;
+    memcpy(buf, sig, n + 1);
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == 'N')
+            buf[i] = c->idx64 ? 'l' : 'i';
+    return tfl_klayout_sig(l, buf) == 0;
+}
+
 const tfl_kfamily tfl_kfamily_loss = {
     .name = "loss",
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -12,7 +12,10 @@
  *     nonzero = 1 over U8, exactly as nonzero's count (scan family).  The
  *     second pass of the multi-block reduce (over the int partials) is
  *     the scan family's.
- *   Parameter layouts (sm_80 cubins of torch 2.11.0+cu130):
+ *   Recognised by structure: the cub kernel's base name, the iterator
+ *   type (thrust's versioned namespace and the iterator's defaulted
+ *   Reference argument changed in 2.13's CCCL 3.2) and the accumulator
+ *   types.  Parameter layouts (sm_80 cubins, the same in 2.11 to 2.15):
  *     single tile: iterator @0 (16 bytes, the uchar pointer at 0),
  *       int *out @16, unsigned long long num_items @24, plus @32, int init
  *       @36, identity @40;
@@ -32,34 +35,130 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
 
 enum { MK_TRUE_COUNT_SINGLE = 1, MK_TRUE_COUNT_MULTI = 2, MK_UNIQUE_BOOL_OUTPUT = 3,
        MK_UNIQUE_BOOL_INVERSE = 4 };
 
+/* Per kernel: its qualified name, the template arguments after the
+ * iterator (cub kernels; "*" ends a name's tail: "...::plus<void>"), the
+ * parameter types (Unique.cu's, which take no template) and the
+ * parameter signature run() reads (optable.h tokens). */
+static const struct {
+    int kind;
+    const char *name;
+    const char *targs[7];
+    const char *params[4];
+    const char *sig;
+} kernels[] = {
+    { MK_UNIQUE_BOOL_OUTPUT, "internal::unique_bool_write_output", { NULL },
+      { "int", "int const*", "bool*", "long*" }, "i p p p" },
+    { MK_UNIQUE_BOOL_INVERSE, "internal::unique_bool_write_inverse_indices", { NULL },
+      { "int", "int const*", "bool const*", "long*" }, "i p p p" },
+    /* <Policy, It, int* out, ull n, plus, int init, int acc, identity>
+     * (It in, int* out, ull n, plus, int init, identity) */
+    { MK_TRUE_COUNT_SINGLE, "cub::detail::reduce::DeviceReduceSingleTileKernel",
+      { "int*", "unsigned long long", "*::plus<void>", "int", "int", "*identity", NULL },
+      { NULL }, "16:8 p l b i b" },
+    /* <Policy, It, ull n, plus, int acc, identity>
+     * (It in, int* partials, ull n, GridEvenShare<ull>, plus, identity) */
+    { MK_TRUE_COUNT_MULTI, "cub::detail::reduce::DeviceReduceKernel",
+      { "unsigned long long", "*::plus<void>", "int", "*identity", NULL },
+      { NULL }, "16:8 p l 72:8 b b" },
+};
+
+/* Does s (len bytes) equal want, or end with want+1 when want starts with
+ * '*' (a namespace that changes between CCCL releases: cuda::std::__4::,
+ * the identity functor's name __identity, later identity)? */
+static int fits(const char *s, size_t len, const char *want)
+{
+    size_t n = strlen(want);
+    if (want[0] != '*')
+        return len == n && memcmp(s, want, n) == 0;
+    n--;
+    const char *tail = want + 1;
+    return len >= n && memcmp(s + len - n, tail, n) == 0 &&
+           (tail[0] == ':' || len == n || s[len - n - 1] == ':' || s[len - n - 1] == '_');
+}
+
+/* thrust::transform_iterator<MapNumberOfTrueValues, unsigned char const*,
+ * Reference, Value>: the count of nonzero bytes as int.  Reference is int
+ * (CCCL 3.0) or use_default (3.2: the functor's int result), Value
+ * use_default; thrust's versioned namespace is not looked at. */
+static int true_count_iterator(const char *s, size_t len)
+{
+    static const char it[] = "::transform_iterator<internal::MapNumberOfTrueValues, "
+                             "unsigned char const*, ";
+    /* s lies inside the NUL-terminated demangled name: strstr, bounded */
+    const char *p = strstr(s, it);
+    if (!p || p + strlen(it) > s + len || strncmp(s, "thrust::", 8) != 0 || s[len - 1] != '>')
+        return 0;
+    p += strlen(it);
+    const char *end = s + len - 1;
+    for (int arg = 0; arg < 2; arg++) {      /* Reference, Value */
+        const char *c = arg == 0 ? memchr(p, ',', (size_t)(end - p)) : end;
+        if (!c)
+            return 0;
+        size_t n = (size_t)(c - p);
+        while (n && p[n - 1] == ' ')
+            n--;
+        if (!fits(p, n, "*::use_default") && !(arg == 0 && fits(p, n, "int")))
+            return 0;
+        p = c + 1;
+        while (p < end && *p == ' ')
+            p++;
+    }
+    return 1;
+}
+
+static int matches(const tfl_kname *k, int i)
+{
+    if (!tfl_kname_qualified(k, kernels[i].name))
+        return 0;
+    if (kernels[i].params[0]) {              /* a plain function */
+        if (k->ntargs || k->nparams != 4)
+            return 0;
+        for (int j = 0; j < 4; j++)
+            if (!tfl_kname_param_is(k, j, kernels[i].params[j]))
+                return 0;
+        return 1;
+    }
+    int n = 0;
+    while (kernels[i].targs[n])
+        n++;
+    if (k->ntargs != n + 2 || k->nparams != 6 ||
+        !tfl_kname_targ_starts(k, 0, "at_cuda_detail::cub::detail::reduce::policy_hub<int, "
+                                     "unsigned long long, ") ||
+        !true_count_iterator(k->targ[1], k->targ_len[1]))
+        return 0;
+    for (int j = 0; j < n; j++)
+        if (!fits(k->targ[j + 2], k->targ_len[j + 2], kernels[i].targs[j]))
+            return 0;
+    return 1;
+}
+
 static int match(const char *m, void **cookie)
 {
-    if (!strcmp(m, "_ZN2at6native8internal24unique_bool_write_outputEiPKiPbPl")) {
-        *cookie = (void *)(uintptr_t)MK_UNIQUE_BOOL_OUTPUT;
-        return 1;
-    }
-    if (!strcmp(m, "_ZN2at6native8internal33unique_bool_write_inverse_indicesEiPKiPKbPl")) {
-        *cookie = (void *)(uintptr_t)MK_UNIQUE_BOOL_INVERSE;
-        return 1;
-    }
-    static const char iter[] = "transform_iteratorIN2at6native8internal21MapNumberOfTrueValuesEPKhiNSD_11use_defaultEEE";
-    const char *p = strstr(m, iter);
-    if (!p || !strstr(m, "policy_hubIiyN4cuda3std3__44plusIvEEE"))
+    if (!strstr(m, "unique_bool_write") && !strstr(m, "MapNumberOfTrueValues"))
         return 0;
-    p += strlen(iter);
-    if (strstr(m, "28DeviceReduceSingleTileKernelI") &&
-        !strncmp(p, "PiyS9_iiNS7_10__identityEEEv", 28)) {
-        *cookie = (void *)(uintptr_t)MK_TRUE_COUNT_SINGLE;
-        return 1;
-    }
-    if (strstr(m, "18DeviceReduceKernelI") && !strncmp(p, "yS9_iNS7_10__identityEEEv", 25)) {
-        *cookie = (void *)(uintptr_t)MK_TRUE_COUNT_MULTI;
-        return 1;
-    }
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
+        return 0;
+    int kind = 0;
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0] && !kind; i++)
+        if (matches(&k, (int)i))
+            kind = kernels[i].kind;
+    tfl_kname_free(&k);
+    if (kind)
+        *cookie = (void *)(uintptr_t)kind;
+    return kind != 0;
+}
+
+static int layout(void *cookie, tfl_klayout *l)
+{
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i].kind == (int)(uintptr_t)cookie)
+            return tfl_klayout_sig(l, kernels[i].sig) == 0;
     return 0;
 }
 
@@ -155,4 +254,5 @@ const tfl_kfamily tfl_kfamily_misc = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -5,15 +5,21 @@
  * mean/rstd are float; x, y, gamma, beta, dy, dx, dgamma, dbeta and the
  * GammaBeta partial rows are T).
  *
- * Kernels (the last bool template argument is rms_norm):
+ * Kernels (<T, T_ACC, ..., rms_norm>; the last bool is rms_norm):
  *   vectorized_layer_norm_kernel(int N, float eps, X, gamma, beta, mean, rstd, Y)
- *   RowwiseMomentsCUDAKernel(int64 N, float eps, X, mean, rstd)
- *   LayerNormForwardCUDAKernel(int64 N, X, mean, rstd, gamma, beta, Y)
+ *   RowwiseMomentsCUDAKernel([int64 M,] int64 N, float eps, X, mean, rstd)
+ *   LayerNormForwardCUDAKernel([int64 M,] int64 N, X, mean, rstd, gamma, beta, Y)
  *   layer_norm_grad_input_kernel[_vectorized](dY, X, mean, rstd, gamma, dX, int N)
- *   GammaBetaBackwardCUDAKernelTemplate<bdx, bdy, rows_per_block, partial,
- *       aligned, rms>(int64 M, int64 N, dY, X, mean, rstd, dgamma, dbeta)
+ *   GammaBetaBackwardCUDAKernelTemplate<T, T_ACC, bdx, bdy, rows_per_block,
+ *       partial, aligned, rms>(int64 M, int64 N, dY, X, mean, rstd, dgamma, dbeta)
  * The row count M of the per-row kernels is gridDim.x (one block per row).
- * Parameter layouts are those of the 2.11 sm_80 cubins (docs/kernel-families.md).
+ * 2.14 added the leading int64 M to RowwiseMomentsCUDAKernel and
+ * LayerNormForwardCUDAKernel; the kernels do not read it (their 2.14/2.15
+ * SASS never loads it: the row is still blockIdx.x), so the decoder only
+ * checks it equals gridDim.x.  Which form a kernel has is read from its
+ * parameter count.  group_norm's RowwiseMomentsCUDAKernel<T[, T_ACC]>
+ * (no rms_norm bool) is not this family's.  Parameter layouts, stated by
+ * layout(), are those of the sm_80 cubins of torch 2.11 to 2.15.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +28,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
 
 enum {
     K_VEC_FWD = 1, K_MOMENTS, K_FWD_APPLY, K_BWD_INPUT, K_GAMMA_BETA,
@@ -33,76 +40,102 @@ typedef struct norm_kernel {
     tfl_dtype dtype;                    /* T */
     unsigned bdx, bdy, rows_per_block;  /* GammaBeta template */
     int partial;
+    int has_m;                          /* the leading int64 M (2.14+) */
+    const char *sig;                    /* parameters, for layout()    */
 } norm_kernel;
 
-/* The template start "I<T>f" (T_ACC = float) at p: T's dtype, p advanced
- * past it; NULL for another T. */
-static const char *take_types(const char *p, tfl_dtype *dt)
+/* Per kernel: its parameter count(s) and signatures (optable.h tokens).
+ * sig2 is the 2.14+ form with the leading M, when there is one. */
+static const struct {
+    const char *base;
+    int kind, n1, n2;
+    const char *sig1, *sig2;
+} KERNELS[] = {
+    { "vectorized_layer_norm_kernel", K_VEC_FWD, 8, 0, "i f p p p p p p", NULL },
+    { "RowwiseMomentsCUDAKernel", K_MOMENTS, 5, 6, "l f p p p", "l l f p p p" },
+    { "LayerNormForwardCUDAKernel", K_FWD_APPLY, 7, 8, "l p p p p p p", "l l p p p p p p" },
+    { "layer_norm_grad_input_kernel", K_BWD_INPUT, 7, 0, "p p p p p p i", NULL },
+    { "layer_norm_grad_input_kernel_vectorized", K_BWD_INPUT, 7, 0, "p p p p p p i", NULL },
+    { "GammaBetaBackwardCUDAKernelTemplate", K_GAMMA_BETA, 8, 0, "l l p p p p p p", NULL },
+};
+
+static int is_bool(const tfl_kname *k, int i, int *v)
 {
-    static const struct { const char *tok; tfl_dtype dt; } ts[] = {
-        { "Iff", TFL_DT_F32 },
-        { "IN3c104HalfEf", TFL_DT_F16 },
-        { "IN3c108BFloat16Ef", TFL_DT_BF16 },
-    };
-    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
-        if (!strncmp(p, ts[i].tok, strlen(ts[i].tok))) {
-            *dt = ts[i].dt;
-            return p + strlen(ts[i].tok);
-        }
-    return NULL;
+    long long x;
+    if (!tfl_kname_targ_is(k, i, "true") && !tfl_kname_targ_is(k, i, "false"))
+        return 0;
+    tfl_kname_targ_int(k, i, &x);
+    *v = (int)x;
+    return 1;
 }
 
-/* "<len>name" followed by the <T, float, bool template start. */
-static const char *after(const char *m, const char *ident, tfl_dtype *dt)
+static int uconst(const tfl_kname *k, int i, unsigned *v)
 {
-    const char *p = strstr(m, ident);
-    if (!p)
-        return NULL;
-    p = take_types(p + strlen(ident), dt);
-    return p && strncmp(p, "Lb", 2) == 0 ? p + 2 : NULL;
+    long long x;
+    if (!tfl_kname_targ_int(k, i, &x) || x < 0 || x > 65536 || tfl_kname_targ_is(k, i, "true") ||
+        tfl_kname_targ_is(k, i, "false"))
+        return 0;
+    *v = (unsigned)x;
+    return 1;
+}
+
+/* <T, T_ACC = float, ...>: T float, c10::Half or c10::BFloat16 (the
+ * double instantiations are not mapped). */
+static int types(const tfl_kname *k, norm_kernel *nk)
+{
+    tfl_dtype acc;
+    return tfl_kname_targ_dtype(k, 0, &nk->dtype) && tfl_kname_targ_dtype(k, 1, &acc) &&
+           acc == TFL_DT_F32 &&
+           (nk->dtype == TFL_DT_F32 || nk->dtype == TFL_DT_F16 || nk->dtype == TFL_DT_BF16);
+}
+
+static int parse(const tfl_kname *k, norm_kernel *nk)
+{
+    size_t i = 0;
+    while (i < sizeof KERNELS / sizeof KERNELS[0] && !tfl_kname_is(k, KERNELS[i].base))
+        i++;
+    if (i == sizeof KERNELS / sizeof KERNELS[0] || !types(k, nk))
+        return 0;
+    nk->kind = KERNELS[i].kind;
+    if (k->nparams == KERNELS[i].n1) {
+        nk->sig = KERNELS[i].sig1;
+    } else if (KERNELS[i].n2 && k->nparams == KERNELS[i].n2) {
+        nk->sig = KERNELS[i].sig2;
+        nk->has_m = 1;
+    } else {
+        return 0;
+    }
+    if (nk->kind != K_GAMMA_BETA)
+        return k->ntargs == 3 && is_bool(k, 2, &nk->rms);
+    /* <T, T_ACC, bdx, bdy, rows_per_block, partial, aligned, rms>: aligned
+     * (M a multiple of rows_per_block) only drops bounds checks */
+    int aligned;
+    return k->ntargs == 8 && uconst(k, 2, &nk->bdx) && uconst(k, 3, &nk->bdy) &&
+           uconst(k, 4, &nk->rows_per_block) && is_bool(k, 5, &nk->partial) &&
+           is_bool(k, 6, &aligned) && is_bool(k, 7, &nk->rms) && nk->bdy != 0 &&
+           nk->rows_per_block % nk->bdy == 0;
 }
 
 static int match(const char *m, void **cookie)
 {
-    static const struct { const char *id; int kind; } ids[] = {
-        { "28vectorized_layer_norm_kernel", K_VEC_FWD },
-        { "24RowwiseMomentsCUDAKernel", K_MOMENTS },
-        { "26LayerNormForwardCUDAKernel", K_FWD_APPLY },
-        { "28layer_norm_grad_input_kernel", K_BWD_INPUT },
-        { "39layer_norm_grad_input_kernel_vectorized", K_BWD_INPUT },
-        { "35GammaBetaBackwardCUDAKernelTemplate", K_GAMMA_BETA },
-    };
-    if (!strstr(m, "layer_norm_kernel"))
+    if (!m || (!strstr(m, "layer_norm") && !strstr(m, "LayerNorm") &&
+               !strstr(m, "RowwiseMoments") && !strstr(m, "GammaBeta")))
+        return 0;                           /* cheap filter before demangling */
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
         return 0;
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        norm_kernel k = { .kind = ids[i].kind };
-        if (k.kind != K_GAMMA_BETA) {
-            const char *p = after(m, ids[i].id, &k.dtype);
-            if (!p || (p[0] != '0' && p[0] != '1') || p[1] != 'E')
-                continue;
-            k.rms = p[0] == '1';
-        } else {
-            const char *p = strstr(m, ids[i].id);
-            if (!p)
-                continue;
-            p = take_types(p + strlen(ids[i].id), &k.dtype);
-            if (!p)
-                continue;
-            int aligned, n = 0;
-            if (sscanf(p, "Lj%uELj%uELj%uELb%dELb%dELb%dE%n", &k.bdx, &k.bdy,
-                       &k.rows_per_block, &k.partial, &aligned, &k.rms, &n) != 6 || n == 0)
-                continue;
-            if (k.bdy == 0 || k.rows_per_block % k.bdy)
-                continue;
-        }
-        norm_kernel *c = malloc(sizeof *c);
-        if (!c)
-            return 0;
-        *c = k;
-        *cookie = c;
-        return 1;
-    }
-    return 0;
+    norm_kernel nk;
+    memset(&nk, 0, sizeof nk);
+    int ok = parse(&k, &nk);
+    tfl_kname_free(&k);
+    if (!ok)
+        return 0;
+    norm_kernel *c = malloc(sizeof *c);
+    if (!c)
+        return 0;
+    *c = nk;
+    *cookie = c;
+    return 1;
 }
 
 static const char *op_name(void *cookie)
@@ -140,6 +173,10 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         if (k->kind != K_GAMMA_BETA)
             return TFL_ERR_UNSUPPORTED;
     }
+    /* 2.14+: a leading M the kernel does not read; rows are blocks */
+    const int m0 = k->has_m;
+    if (k->has_m && ARG(c, 0, int64_t) != M)
+        return TFL_ERR_UNSUPPORTED;
     switch (k->kind) {
     case K_VEC_FWD:
         n->kind = TFL_NORM_FWD;
@@ -154,21 +191,21 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         break;
     case K_MOMENTS:
         n->kind = TFL_NORM_FWD_STATS;
-        n->cols = ARG(c, 0, int64_t);
-        n->eps = ARG(c, 1, float);
-        n->x = ARG(c, 2, const void *);
-        n->mean = ARG(c, 3, float *);
-        n->rstd = ARG(c, 4, float *);
+        n->cols = ARG(c, m0 + 0, int64_t);
+        n->eps = ARG(c, m0 + 1, float);
+        n->x = ARG(c, m0 + 2, const void *);
+        n->mean = ARG(c, m0 + 3, float *);
+        n->rstd = ARG(c, m0 + 4, float *);
         break;
     case K_FWD_APPLY:
         n->kind = TFL_NORM_FWD_APPLY;
-        n->cols = ARG(c, 0, int64_t);
-        n->x = ARG(c, 1, const void *);
-        n->mean = ARG(c, 2, float *);
-        n->rstd = ARG(c, 3, float *);
-        n->gamma = ARG(c, 4, const void *);
-        n->beta = ARG(c, 5, const void *);
-        n->y = ARG(c, 6, void *);
+        n->cols = ARG(c, m0 + 0, int64_t);
+        n->x = ARG(c, m0 + 1, const void *);
+        n->mean = ARG(c, m0 + 2, float *);
+        n->rstd = ARG(c, m0 + 3, float *);
+        n->gamma = ARG(c, m0 + 4, const void *);
+        n->beta = ARG(c, m0 + 5, const void *);
+        n->y = ARG(c, m0 + 6, void *);
         break;
     case K_BWD_INPUT:
         n->kind = TFL_NORM_BWD_INPUT;
@@ -248,9 +285,17 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     return st;
 }
 
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const norm_kernel *k = cookie;
+    l->n = 0;
+    return k && tfl_klayout_sig(l, k->sig) == 0;
+}
+
 const tfl_kfamily tfl_kfamily_norm = {
     .name = "norm",
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -2,7 +2,7 @@
  * random.c - the "random" kernel family of the semantic op table: PyTorch's
  * CUDA RNG kernels, decoded into tfl_random_op (torchfl/ops/random.h).
  *
- * Claimed:
+ * Claimed (recognised by base name and template arguments, kname.h):
  *   distribution_elementwise_grid_stride_kernel<float, 4> / <double, 2> for
  *     uniform_kernel (torch.rand, uniform_), normal_kernel (torch.randn,
  *     normal_), bernoulli_kernel (bernoulli_(p) with a scalar p) into
@@ -25,10 +25,17 @@
  *     (F.rrelu(training=True); its backward is an elementwise mul by noise);
  *   kernelPointwiseApply2 of bernoulli_tensor_cuda_kernel<scalar_t, float|double>
  *     (torch.bernoulli(p) / bernoulli_(p_tensor)): TensorInfo ret, TensorInfo
- *     p, total, the lambda holding the PhiloxCudaState.
+ *     p, total, the lambda holding the PhiloxCudaState;
+ *   multinomial's renormRowsL1<float|double> and
+ *     sampleMultinomialWithReplacement<float|double>.
+ * Constant template arguments that only shape the launch or the memory
+ * access (vector widths, TensorInfo dims specialisations, launch bounds,
+ * 2.15's extra bool of vectorized_elementwise_kernel) are accepted at any
+ * value; the decoder reads every operand through its TensorInfo or as a
+ * contiguous array, which those do not change.
  *
- * Parameter layouts (sm_80 cubins of torch 2.11.0+cu130, checked against
- * the SASS of the kernels):
+ * Parameter layouts (sm_80 cubins, the same in torch 2.11 to 2.15; checked
+ * against the SASS of the kernels):
  *   distribution kernel: numel int64 @0, PhiloxCudaState @8 (32 bytes:
  *     seed_ @0 and offset_ @8, each a value or, when captured_, a pointer;
  *     offset_intragraph_ uint64 @16; captured_ bool @24), the dist lambda
@@ -36,9 +43,23 @@
  *     out_data @0, stride0 int32 @8, the transform's captures @12 or @16
  *     (8-aligned ones); with OffsetCalculator<1, uint32>: dims @0,
  *     IntDivider sizes[25] (12 bytes each) @4, strides[25] @304, out_data
- *     @408, captures @416.
+ *     @408, captures @416.  The captures are the transform functor, a
+ *     struct of the kind's parameters (an empty one takes a byte), so the
+ *     element lambda's size follows from the kind (lambda_size()).
  *   dropout: TensorInfo a, b, c (data, sizes[25], strides[25], dims; index
  *     type uint32 or uint64), total, p (keep probability), PhiloxCudaState.
+ *   bernoulli tensor: TensorInfo ret, TensorInfo p, total (index type), the
+ *     lambda (32 bytes: the PhiloxCudaState).
+ *   masked_scale: (int N, lambda (16 bytes, scale a float @0), char*
+ *     data[3]) vectorized; unrolled adds the two TrivialOffsetCalculators
+ *     and the uncast loader and storer (1 byte each).
+ *   multinomial: renormRowsL1(T* dist, int64 rows, int64 cols);
+ *     sampleMultinomialWithReplacement(PhiloxCudaState, int totalSamples,
+ *     int64* dest, int64 distributions, int categories, const T* prefix
+ *     sum, const T* dist).
+ *   rrelu: (int numel, PhiloxCudaState, T* output, const T* input, T*
+ *     noise, double lower, double upper, const F& random_func (a pointer,
+ *     not read)).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +69,7 @@
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
 #include "route/optable/pt_abi.h"
 
 typedef enum rkind {
@@ -70,6 +92,7 @@ typedef struct rcookie {
     int full_range;        /* random_ without bounds: range from the dtype    */
     int wide_index;        /* dropout: uint64 TensorInfo                         */
     int vec;               /* dropout_vec: VEC                                   */
+    int unrolled;          /* masked_scale: the unrolled (not vectorized) form   */
     tfl_dtype mask_dtype;
     tfl_dtype in_dtype;    /* bernoulli tensor: probability type          */
     const char *op;
@@ -77,123 +100,187 @@ typedef struct rcookie {
 
 /* ------------------------------------------------------------- match */
 
-/* Itanium codes of the scalar types PyTorch's integer kernels write. */
-static int int_scalar(char code, tfl_dtype *t)
+static int has_suffix(const char *s, size_t len, const char *tail)
 {
-    switch (code) {
-    case 'f': *t = TFL_DT_F32; return 1;
-    case 'd': *t = TFL_DT_F64; return 1;
-    case 'l': *t = TFL_DT_I64; return 1;
-    case 'i': *t = TFL_DT_I32; return 1;
-    case 'a': *t = TFL_DT_I8; return 1;
-    case 'h': *t = TFL_DT_U8; return 1;
-    case 'b': *t = TFL_DT_BOOL; return 1;
-    default: return 0;     /* short, unsigned, half, bfloat16: not mapped */
-    }
+    size_t n = strlen(tail);
+    return len >= n && memcmp(s + len - n, tail, n) == 0;
 }
 
-/* uniform_and_transform / normal_and_transform<c10::Half|BFloat16, float>
- * (uniform_, bernoulli_(p), normal_, exponential_, cauchy_, log_normal_,
- * geometric_):
- * the scalar type into *t. */
-static int lowp_transform(const char *m, tfl_dtype *t)
+static int has_prefix(const char *s, size_t len, const char *pre)
 {
-    if (strstr(m, "21uniform_and_transformIN3c104HalfEf") ||
-        strstr(m, "20normal_and_transformIN3c104HalfEf")) {
-        *t = TFL_DT_F16;
-        return 1;
-    }
-    if (strstr(m, "21uniform_and_transformIN3c108BFloat16Ef") ||
-        strstr(m, "20normal_and_transformIN3c108BFloat16Ef")) {
-        *t = TFL_DT_BF16;
-        return 1;
-    }
-    return 0;
+    size_t n = strlen(pre);
+    return len >= n && memcmp(s, pre, n) == 0;
 }
 
-static int match_dist(const char *m, rcookie *c)
+/* Does [s, s+len) equal str? */
+static int same(const char *s, size_t len, const char *str)
 {
-    static const char dn[] = "distribution_nullary_kernelI";
-    const char *p = strstr(m, dn);
-    if (!p)
-        return 0;
-    p += strlen(dn);
-    int is_int = 0;
-    if (strstr(m, "21random_from_to_kernel")) {
-        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random_from_to"; is_int = 1;
-    } else if (strstr(m, "32random_full_64_bits_range_kernel")) {
-        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random"; is_int = 1; c->full_range = 2;
-    } else if (strstr(m, "13random_kernel")) {
-        c->kind = TFL_RANDOM_INT_FROM_TO; c->op = "random"; is_int = 1; c->full_range = 1;
-    } else if (strstr(m, "14uniform_kernel")) {
-        c->kind = TFL_RANDOM_UNIFORM; c->op = "uniform";
-    } else if (strstr(m, "13normal_kernel")) {
-        c->kind = TFL_RANDOM_NORMAL; c->op = "normal";
-    } else if (strstr(m, "16bernoulli_kernel")) {
-        c->kind = TFL_RANDOM_BERNOULLI; c->op = "bernoulli";
-    } else if (strstr(m, "18exponential_kernel")) {
-        c->kind = TFL_RANDOM_EXPONENTIAL; c->op = "exponential";
-    } else if (strstr(m, "13cauchy_kernel")) {
-        c->kind = TFL_RANDOM_CAUCHY; c->op = "cauchy";
-    } else if (strstr(m, "17log_normal_kernel")) {
-        c->kind = TFL_RANDOM_LOG_NORMAL; c->op = "log_normal";
-    } else if (strstr(m, "16geometric_kernel")) {
-        c->kind = TFL_RANDOM_GEOMETRIC; c->op = "geometric";
-    } else {
-        return 0;
+    return len == strlen(str) && memcmp(s, str, len) == 0;
+}
+
+/* The element types the integer-valued kernels write (random_, randint,
+ * bernoulli(p_tensor)): no short, no half for bernoulli's tensor form. */
+static int int_scalar(tfl_dtype t)
+{
+    return t == TFL_DT_F32 || t == TFL_DT_F64 || t == TFL_DT_I64 || t == TFL_DT_I32 ||
+           t == TFL_DT_I8 || t == TFL_DT_U8 || t == TFL_DT_BOOL;
+}
+
+/* A demangled "NAME<args...>(...)::..." at s (len bytes, inside a
+ * NUL-terminated name): its template arguments (up to max), or -1 when s
+ * does not start with prefix + '<'. */
+static int inner_targs(const char *s, size_t len, const char *prefix, const char **a,
+                       size_t *al, int max)
+{
+    size_t n = strlen(prefix);
+    if (len <= n || memcmp(s, prefix, n) != 0 || s[n] != '<')
+        return -1;
+    const char *e = tfl_pt_match_angle(s + n);
+    if (!e || e >= s + len)
+        return -1;
+    return tfl_pt_template_args(s + n, a, al, max);
+}
+
+/* The distribution ops: the op function's name, the transform that wraps
+ * it for floating draws (uniform_/normal_and_transform) or NULL for the
+ * integer ones, whose element lambda is the op's own. */
+static const struct {
+    const char *fn;
+    const char *transform;
+    tfl_random_kind kind;
+    int full_range;          /* 1: random_(), 2: the whole int64 range */
+} dist_ops[] = {
+    { "uniform_kernel", "uniform_and_transform", TFL_RANDOM_UNIFORM, 0 },
+    { "normal_kernel", "normal_and_transform", TFL_RANDOM_NORMAL, 0 },
+    { "bernoulli_kernel", "uniform_and_transform", TFL_RANDOM_BERNOULLI, 0 },
+    { "exponential_kernel", "uniform_and_transform", TFL_RANDOM_EXPONENTIAL, 0 },
+    { "cauchy_kernel", "uniform_and_transform", TFL_RANDOM_CAUCHY, 0 },
+    { "log_normal_kernel", "normal_and_transform", TFL_RANDOM_LOG_NORMAL, 0 },
+    { "geometric_kernel", "uniform_and_transform", TFL_RANDOM_GEOMETRIC, 0 },
+    { "random_from_to_kernel", NULL, TFL_RANDOM_INT_FROM_TO, 0 },
+    { "random_kernel", NULL, TFL_RANDOM_INT_FROM_TO, 1 },
+    { "random_full_64_bits_range_kernel", NULL, TFL_RANDOM_INT_FROM_TO, 2 },
+};
+
+static const char *dist_op_names[] = {
+    [TFL_RANDOM_UNIFORM] = "uniform", [TFL_RANDOM_NORMAL] = "normal",
+    [TFL_RANDOM_BERNOULLI] = "bernoulli", [TFL_RANDOM_EXPONENTIAL] = "exponential",
+    [TFL_RANDOM_CAUCHY] = "cauchy", [TFL_RANDOM_LOG_NORMAL] = "log_normal",
+    [TFL_RANDOM_GEOMETRIC] = "geometric",
+};
+
+/* The draw types: distribution_elementwise_grid_stride_kernel<draw, unroll>
+ * and distribution_nullary_kernel<scalar_t, draw, dist_t>. */
+static const struct {
+    const char *draw;
+    long long unroll;
+    const char *dist_t;
+    tfl_dtype acc;           /* floating draws (integer ones: unused, F32 = 0) */
+    int bits;                /* integer draws                                 */
+} draws[] = {
+    { "float", 4, "float4", TFL_DT_F32, 0 },
+    { "double", 2, "double2", TFL_DT_F64, 0 },
+    { "unsigned int", 4, "uint4", TFL_DT_F32, 32 },
+    { "unsigned long", 2, "ulonglong2", TFL_DT_F32, 64 },
+};
+
+/* The op behind a transform functor: "templates::cuda::<op>_kernel<...>(". */
+static int dist_op_of(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof dist_ops / sizeof dist_ops[0]; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "templates::cuda::%s<", dist_ops[i].fn);
+        if (has_prefix(s, len, want))
+            return (int)i;
     }
-    if (is_int) {
-        /* <scalar_t, uint32|uint64, uint4|ulonglong2, ...> */
-        if (!strncmp(p, "N3c104HalfE", 11)) {
-            c->dtype = TFL_DT_F16;
-            p += 10;
-        } else if (!strncmp(p, "N3c108BFloat16E", 15)) {
-            c->dtype = TFL_DT_BF16;
-            p += 14;
-        } else if (!int_scalar(p[0], &c->dtype)) {
-            return 0;
-        }
-        if (!strncmp(p + 1, "j5uint4", 7) &&
-            strstr(m, "distribution_elementwise_grid_stride_kernelIjLi4E"))
-            c->bits = 32;
-        else if (!strncmp(p + 1, "m10ulonglong2", 13) &&
-                 strstr(m, "distribution_elementwise_grid_stride_kernelImLi2E"))
-            c->bits = 64;
-        else
-            return 0;
-        /* random_full_64_bits_range exists only with 64-bit draws */
-        if (c->full_range == 2 && c->bits != 64)
-            return 0;
-    } else if (!strncmp(p, "ff6float4", 9) &&
-               strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
-        c->dtype = c->acc = TFL_DT_F32;
-    } else if (c->kind == TFL_RANDOM_GEOMETRIC && p[0] != 'f' && p[0] != 'd' &&
-               !strncmp(p + 1, "f6float4", 8) && int_scalar(p[0], &c->dtype) &&
-               c->dtype != TFL_DT_BOOL &&
-               strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E")) {
-        /* geometric_ into an integer type: float draws and transform */
-        c->acc = TFL_DT_F32;
-    } else if (!strncmp(p, "S7_f6float4", 11) &&
-               strstr(m, "distribution_elementwise_grid_stride_kernelIfLi4E") &&
-               c->kind != TFL_RANDOM_INT_FROM_TO &&
-               (lowp_transform(m, &c->dtype))) {
-        /* <c10::Half|BFloat16, float, float4>: S7_ names the scalar_t of
-         * uniform/normal_and_transform<scalar_t, float, ...> (bernoulli_(p)
-         * is a uniform_and_transform too; its p capture is float's) */
-        c->acc = TFL_DT_F32;
-    } else if (!strncmp(p, "dd7double2", 10) &&
-               strstr(m, "distribution_elementwise_grid_stride_kernelIdLi2E")) {
-        c->dtype = c->acc = TFL_DT_F64;
-    } else {
+    return -1;
+}
+
+/* The op of a distribution_nullary_kernel from its dist lambda dl and
+ * transform tr: for integer draws both are the op's own lambdas; for
+ * floating draws tr is the op's lambda and dl the one of
+ * <uniform|normal>_and_transform<scalar_t, draw, RNG, tr> the op uses.
+ * -1 if neither. */
+static int dist_op(const char *dl, size_t dll, const char *tr, size_t trl, const char *scalar,
+                   size_t sl, const char *draw)
+{
+    int op = dist_op_of(tr, trl);
+    if (op < 0)
+        return -1;
+    if (!dist_ops[op].transform)
+        return dist_op_of(dl, dll) == op ? op : -1;
+    char pre[64];
+    const char *a[5];
+    size_t al[5];
+    snprintf(pre, sizeof pre, "templates::cuda::%s", dist_ops[op].transform);
+    if (inner_targs(dl, dll, pre, a, al, 5) != 4 || al[0] != sl ||
+        memcmp(a[0], scalar, sl) != 0 || !same(a[1], al[1], draw))
+        return -1;
+    return op;
+}
+
+/* Which scalar types an op writes from a draw type (the instances the
+ * host op implements). */
+static int dist_scalar_ok(int op, int d, tfl_dtype t)
+{
+    if (draws[d].bits)                       /* integer draws: random_, randint */
+        return dist_ops[op].transform == NULL &&
+               (int_scalar(t) || t == TFL_DT_F16 || t == TFL_DT_BF16) &&
+               (dist_ops[op].full_range != 2 || draws[d].bits == 64);
+    if (dist_ops[op].transform == NULL)
         return 0;
-    }
-    /* element lambda #1 is the trivial-1d one, #2 the OffsetCalculator one */
-    if (strstr(m, "E_EEvlNS_15PhiloxCudaState"))
+    if (draws[d].acc == TFL_DT_F64)
+        return t == TFL_DT_F64;
+    if (t == TFL_DT_F32 || t == TFL_DT_F16 || t == TFL_DT_BF16)
+        return 1;
+    /* geometric_ into an integer type: float draws and transform */
+    return dist_ops[op].kind == TFL_RANDOM_GEOMETRIC && int_scalar(t) && t != TFL_DT_BOOL &&
+           t != TFL_DT_F64;
+}
+
+/* distribution_elementwise_grid_stride_kernel<draw, unroll, dist lambda,
+ * element lambda> whose element lambda is distribution_nullary_kernel<
+ * scalar_t, draw, dist_t, RNG, dist lambda, transform>(...)::{lambda(int,
+ * draw)#1|#2} (#1 the trivial-1d launch, #2 the OffsetCalculator one).
+ * dist_t (what the dist lambda returns) must be the draw type's: up to
+ * 2.14 the floating transforms also instantiate, never to launch, the
+ * float4 kernel for double and the double2 one for float. */
+static int match_dist(const tfl_kname *k, rcookie *c)
+{
+    long long unroll;
+    int d = -1;
+    if (k->ntargs != 4 || k->nparams != 4 || !tfl_kname_targ_int(k, 1, &unroll))
+        return 0;
+    for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++)
+        if (tfl_kname_targ_is(k, 0, draws[i].draw) && unroll == draws[i].unroll)
+            d = (int)i;
+    const char *a[7];
+    size_t al[7];
+    const char *el = k->targ[3];
+    size_t ell = k->targ_len[3];
+    if (d < 0 || inner_targs(el, ell, "distribution_nullary_kernel", a, al, 7) != 6 ||
+        !same(a[1], al[1], draws[d].draw) || !same(a[2], al[2], draws[d].dist_t) ||
+        !tfl_pt_type_name(a[0], al[0], &c->dtype))
+        return 0;
+    char tail[64];
+    snprintf(tail, sizeof tail, "::{lambda(int, %s)#1}", draws[d].draw);
+    if (has_suffix(el, ell, tail)) {
         c->offset_calc = 0;
-    else if (strstr(m, "E0_EEvlNS_15PhiloxCudaState"))
+    } else {
+        snprintf(tail, sizeof tail, "::{lambda(int, %s)#2}", draws[d].draw);
+        if (!has_suffix(el, ell, tail))
+            return 0;
         c->offset_calc = 1;
-    else
+    }
+    int op = dist_op(a[4], al[4], a[5], al[5], a[0], al[0], draws[d].draw);
+    if (op < 0 || !dist_scalar_ok(op, d, c->dtype))
         return 0;
+    c->kind = dist_ops[op].kind;
+    c->full_range = dist_ops[op].full_range;
+    c->bits = draws[d].bits;
+    c->acc = draws[d].acc;
+    c->op = c->kind == TFL_RANDOM_INT_FROM_TO ? (c->full_range ? "random" : "random_from_to")
+                                              : dist_op_names[c->kind];
     c->rk = RK_DIST;
     return 1;
 }
@@ -216,60 +303,32 @@ static uint64_t full_range_of(tfl_dtype t)
     }
 }
 
-static int match_dropout(const char *m, rcookie *c)
+/* The TensorInfo index type: 0 uint32, 1 uint64, -1 neither. */
+static int index_type(const tfl_kname *k, int i)
 {
-    const char *p;
-    int vec = 0;
-    if ((p = strstr(m, "24fused_dropout_kernel_vecI"))) {
-        p += strlen("24fused_dropout_kernel_vecI");
-        vec = 1;
-    } else if ((p = strstr(m, "20fused_dropout_kernelI"))) {
-        p += strlen("20fused_dropout_kernelI");
-    } else {
+    return tfl_kname_targ_is(k, i, "unsigned int") ? 0
+         : tfl_kname_targ_is(k, i, "unsigned long") ? 1 : -1;
+}
+
+/* fused_dropout_kernel_vec<scalar_t, float, IndexType, ADims = 1, VEC, mask_t>
+ * fused_dropout_kernel<scalar_t, float, IndexType, ADims, BDims, mask_t>
+ * (a, b, c, total, p, PhiloxCudaState).  The vectorised kernel indexes
+ * contiguous arrays (ADims 1); the other reads every TensorInfo in full,
+ * whatever dims it was specialised for. */
+static int match_dropout(const tfl_kname *k, rcookie *c, int vec)
+{
+    long long dims, v;
+    if (k->ntargs != 6 || k->nparams != 6 || !tfl_kname_targ_dtype(k, 0, &c->dtype) ||
+        (c->dtype != TFL_DT_F32 && c->dtype != TFL_DT_F16 && c->dtype != TFL_DT_BF16) ||
+        !tfl_kname_targ_is(k, 1, "float") || (c->wide_index = index_type(k, 2)) < 0 ||
+        !tfl_kname_targ_int(k, 3, &dims) || !tfl_kname_targ_int(k, 4, &v) ||
+        !tfl_kname_targ_dtype(k, 5, &c->mask_dtype) ||
+        (c->mask_dtype != TFL_DT_BOOL && c->mask_dtype != TFL_DT_U8))
         return 0;
-    }
-    if (!strstr(m, "TensorInfo") || !strstr(m, "PhiloxCudaState"))
-        return 0;
-    /* <scalar_t, accscalar_t = float, ...> */
-    static const struct { const char *code; tfl_dtype t; } sc[] = {
-        { "ff", TFL_DT_F32 },
-        { "N3c104HalfEf", TFL_DT_F16 },
-        { "N3c108BFloat16Ef", TFL_DT_BF16 },
-    };
-    size_t k;
-    for (k = 0; k < sizeof sc / sizeof sc[0]; k++)
-        if (!strncmp(p, sc[k].code, strlen(sc[k].code)))
-            break;
-    if (k == sizeof sc / sizeof sc[0])
-        return 0;
-    c->dtype = sc[k].t;
-    p += strlen(sc[k].code);
-    if (*p == 'j') c->wide_index = 0;
-    else if (*p == 'm') c->wide_index = 1;
-    else return 0;
-    p++;
-    /* template ints: Li<n>E or Lin<n>E (negative) */
-    int ints[2], n = 0;
-    while (n < 2 && p[0] == 'L' && p[1] == 'i') {
-        p += 2;
-        int neg = 0;
-        if (*p == 'n') { neg = 1; p++; }
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || *end != 'E')
-            return 0;
-        ints[n++] = neg ? -(int)v : (int)v;
-        p = end + 1;
-    }
-    if (n != 2)
-        return 0;
-    if (*p == 'b') c->mask_dtype = TFL_DT_BOOL;
-    else if (*p == 'h') c->mask_dtype = TFL_DT_U8;
-    else return 0;
     if (vec) {
-        if (ints[1] != 2 && ints[1] != 4 && ints[1] != 8 && ints[1] != 16)
+        if (dims != 1 || (v != 2 && v != 4 && v != 8 && v != 16))
             return 0;
-        c->vec = ints[1];
+        c->vec = (int)v;
         c->rk = RK_DROPOUT_VEC;
     } else {
         c->rk = RK_DROPOUT;
@@ -279,70 +338,77 @@ static int match_dropout(const char *m, rcookie *c)
     return 1;
 }
 
-/* kernelPointwiseApply2<Op, scalar_t, prob_t, IndexType, ADims, BDims, 4, 512>
- * with Op the lambda of bernoulli_tensor_cuda_kernel<scalar_t, prob_t>. */
-static int match_bernoulli_tensor(const char *m, rcookie *c)
+/* kernelPointwiseApply2<Op, scalar_t, prob_t const, IndexType, ADims, BDims,
+ * 4, 512, min blocks> with Op the lambda of bernoulli_tensor_cuda_kernel<
+ * scalar_t, prob_t>, which draws 4 elements per call (step 4). */
+static int match_bernoulli_tensor(const tfl_kname *k, rcookie *c)
 {
-    static const char k[] = "21kernelPointwiseApply2IZNS_6native9templates4cuda"
-                            "28bernoulli_tensor_cuda_kernelI";
-    const char *p = strstr(m, k);
-    if (!p)
+    const char *a[3];
+    size_t al[3];
+    long long v;
+    if (k->ntargs != 9 || k->nparams != 4 ||
+        inner_targs(k->targ[0], k->targ_len[0], "templates::cuda::bernoulli_tensor_cuda_kernel",
+                    a, al, 3) != 2 ||
+        !has_suffix(k->targ[0], k->targ_len[0], ")#1}") ||
+        !tfl_pt_type_name(a[0], al[0], &c->dtype) || !int_scalar(c->dtype) ||
+        !tfl_pt_type_name(a[1], al[1], &c->in_dtype) ||
+        (c->in_dtype != TFL_DT_F32 && c->in_dtype != TFL_DT_F64) ||
+        k->targ_len[1] != al[0] || memcmp(k->targ[1], a[0], al[0]) != 0 ||
+        k->targ_len[2] != al[1] + 6 || memcmp(k->targ[2], a[1], al[1]) != 0 ||
+        memcmp(k->targ[2] + al[1], " const", 6) != 0 ||
+        (c->wide_index = index_type(k, 3)) < 0)
         return 0;
-    p += strlen(k);
-    if (!int_scalar(p[0], &c->dtype))
-        return 0;
-    if (p[1] == 'f') c->in_dtype = TFL_DT_F32;
-    else if (p[1] == 'd') c->in_dtype = TFL_DT_F64;
-    else return 0;
-    /* after the lambda ("...E_"): scalar1, scalar2, then the index type */
-    const char *q = strstr(p, "PhiloxCudaStateEEUl");
-    if (!q || !(q = strstr(q, "E_")))
-        return 0;
-    const char *idx = NULL;
-    for (const char *r = q + 2; *r; r++)
-        if ((r[0] == 'j' || r[0] == 'm') && r[1] == 'L' && r[2] == 'i') { idx = r; break; }
-    if (!idx || !strstr(idx, "ELi4ELi512E"))
-        return 0;
-    c->wide_index = idx[0] == 'm';
+    for (int i = 4; i < 9; i++)
+        if (!tfl_kname_targ_int(k, i, &v) || (i == 6 && v != 4) || (i == 7 && v != 512))
+            return 0;
     c->rk = RK_BERNOULLI_TENSOR;
     c->kind = TFL_RANDOM_BERNOULLI_TENSOR;
     c->op = "bernoulli";
     return 1;
 }
 
-/* native_dropout_backward: masked_scale_kernel<bool, scalar_t, accscalar_t>'s
- * lambda (scale, a float, @0; 16 bytes; float, half and bfloat16
- * instances) in the contiguous elementwise kernels
- * vectorized_elementwise_kernel<VEC, f, array<char*, 3>>(int N, f, data)
- * and unrolled_elementwise_kernel<f, ..., LoadWithoutCast, StoreWithoutCast>
- * (same first three parameters); data = { out, src, mask }. */
-static int match_masked_scale(const char *m, rcookie *c)
+/* native_dropout_backward: masked_scale_kernel<bool, scalar_t, float>'s
+ * lambda in the contiguous elementwise kernels
+ * vectorized_elementwise_kernel<VEC, f, array<char*, 3> [, bool (2.15+)]>
+ * (int N, f, data) and unrolled_elementwise_kernel<f, array<char*, 3>, 4,
+ * TrivialOffsetCalculator<2>, TrivialOffsetCalculator<1>, LoadWithoutCast,
+ * StoreWithoutCast> (same first three parameters); data = { out, src,
+ * mask }.  VEC and 2.15's bool only choose the vector loads. */
+static int match_masked_scale(const tfl_kname *k, rcookie *c, int unrolled)
 {
-    static const struct { const char *lam; tfl_dtype t; } kinds[] = {
-        { "19masked_scale_kernelIbffEEvRNS_6TensorERKS4_S7_T1_EUlfbE_St5arrayIPcLm3EE",
-          TFL_DT_F32 },
-        { "19masked_scale_kernelIbN3c104HalfEfEEvRNS_6TensorERKS6_S9_T1_EUlS5_bE_St5arrayIPcLm3EE",
-          TFL_DT_F16 },
-        { "19masked_scale_kernelIbN3c108BFloat16EfEEvRNS_6TensorERKS6_S9_T1_EUlS5_bE_St5arrayIPcLm3EE",
-          TFL_DT_BF16 },
-    };
-    size_t k;
-    for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        if (strstr(m, kinds[k].lam))
-            break;
-    if (k == sizeof kinds / sizeof kinds[0])
+    int f = unrolled ? 0 : 1;
+    const char *a[4];
+    size_t al[4];
+    long long v;
+    if (inner_targs(k->targ[f], k->targ_len[f], "masked_scale_kernel", a, al, 4) != 3 ||
+        !same(a[0], al[0], "bool") || !same(a[2], al[2], "float") ||
+        !tfl_pt_type_name(a[1], al[1], &c->dtype) ||
+        (c->dtype != TFL_DT_F32 && c->dtype != TFL_DT_F16 && c->dtype != TFL_DT_BF16) ||
+        !tfl_kname_targ_is(k, f + 1, "std::array<char*, 3ul>") || k->nparams != (unrolled ? 7 : 3))
         return 0;
-    if (!strncmp(m, "_ZN2at6native29vectorized_elementwise_kernelILi", 47)) {
-        /* vec 2, 4 or 8 */
-    } else if (!strncmp(m, "_ZN2at6native27unrolled_elementwise_kernelI", 43) &&
-               strstr(m, "LoadWithoutCast") && strstr(m, "StoreWithoutCast")) {
-        /* no casts */
+    char tail[64];
+    snprintf(tail, sizeof tail, "::{lambda(%.*s, bool)#1}", (int)al[1], a[1]);
+    if (!has_suffix(k->targ[f], k->targ_len[f], tail))
+        return 0;
+    if (unrolled) {
+        static const char *rest[] = { "4", "TrivialOffsetCalculator<2, unsigned int>",
+                                      "TrivialOffsetCalculator<1, unsigned int>",
+                                      "memory::LoadWithoutCast", "memory::StoreWithoutCast" };
+        if (k->ntargs != 7)
+            return 0;
+        for (int i = 0; i < 5; i++)
+            if (!tfl_kname_targ_is(k, 2 + i, rest[i]))
+                return 0;
     } else {
-        return 0;
+        if (k->ntargs < 3 || !tfl_kname_targ_int(k, 0, &v))
+            return 0;
+        for (int i = 3; i < k->ntargs; i++)
+            if (!tfl_kname_targ_int(k, i, &v))
+                return 0;
     }
+    c->unrolled = unrolled;
     c->rk = RK_MASKED_SCALE;
     c->kind = TFL_RANDOM_MASKED_SCALE;
-    c->dtype = kinds[k].t;
     c->op = "dropout_backward";
     return 1;
 }
@@ -351,23 +417,17 @@ static int match_masked_scale(const char *m, rcookie *c)
  * sampleMultinomialWithReplacement<float|double>(PhiloxCudaState, int
  * totalSamples, long *dest, long distributions, int categories, const
  * scalar_t *prefix_sum, const scalar_t *dist) of MultinomialKernel.cu. */
-static int match_multinomial(const char *m, rcookie *c)
+static int match_multinomial(const tfl_kname *k, rcookie *c, int sample)
 {
-    if (!strstr(m, "MultinomialKernel_cu"))
+    if (k->ntargs != 1 || !tfl_kname_targ_dtype(k, 0, &c->dtype) ||
+        (c->dtype != TFL_DT_F32 && c->dtype != TFL_DT_F64) ||
+        k->nparams != (sample ? 7 : 3) ||
+        !tfl_kname_param_is(k, 0, sample ? "at::PhiloxCudaState" : c->dtype == TFL_DT_F32
+                                                                   ? "float*" : "double*"))
         return 0;
-    if (strstr(m, "12renormRowsL1IfEEvPT_ll")) {
-        c->rk = RK_RENORM_ROWS; c->dtype = TFL_DT_F32;
-    } else if (strstr(m, "12renormRowsL1IdEEvPT_ll")) {
-        c->rk = RK_RENORM_ROWS; c->dtype = TFL_DT_F64;
-    } else if (strstr(m, "32sampleMultinomialWithReplacementIfEEvNS_15PhiloxCudaStateEiPlliPKT_S7_")) {
-        c->rk = RK_MULTINOMIAL; c->dtype = TFL_DT_F32;
-    } else if (strstr(m, "32sampleMultinomialWithReplacementIdEEvNS_15PhiloxCudaStateEiPlliPKT_S7_")) {
-        c->rk = RK_MULTINOMIAL; c->dtype = TFL_DT_F64;
-    } else {
-        return 0;
-    }
-    c->kind = c->rk == RK_RENORM_ROWS ? TFL_RANDOM_RENORM_ROWS : TFL_RANDOM_MULTINOMIAL;
-    c->op = c->rk == RK_RENORM_ROWS ? "multinomial_renorm" : "multinomial";
+    c->rk = sample ? RK_MULTINOMIAL : RK_RENORM_ROWS;
+    c->kind = sample ? TFL_RANDOM_MULTINOMIAL : TFL_RANDOM_RENORM_ROWS;
+    c->op = sample ? "multinomial" : "multinomial_renorm";
     return 1;
 }
 
@@ -375,27 +435,16 @@ static int match_multinomial(const char *m, rcookie *c)
  * PhiloxCudaState, scalar_t *output, const scalar_t *input, scalar_t
  * *noise, double lower, double upper, const F &random_func): PyTorch runs
  * double with unroll 2 (curand_uniform2_double), the others with 4
- * (curand_uniform4). */
-static int match_rrelu(const char *m, rcookie *c)
+ * (curand_uniform4); F only draws those. */
+static int match_rrelu(const tfl_kname *k, rcookie *c)
 {
-    static const char k[] = "28rrelu_with_noise_cuda_kernelI";
-    const char *p = strstr(m, k);
-    if (!p)
+    long long unroll;
+    if (k->ntargs != 3 || k->nparams != 8 || !tfl_kname_targ_dtype(k, 0, &c->dtype) ||
+        !tfl_kname_targ_int(k, 1, &unroll) || !tfl_kname_param_is(k, 1, "at::PhiloxCudaState"))
         return 0;
-    p += strlen(k);
-    int unroll;
-    if (!strncmp(p, "fLi4E", 5)) {
-        c->dtype = TFL_DT_F32; unroll = 4;
-    } else if (!strncmp(p, "dLi2E", 5)) {
-        c->dtype = TFL_DT_F64; unroll = 2;
-    } else if (!strncmp(p, "N3c104HalfELi4E", 15)) {
-        c->dtype = TFL_DT_F16; unroll = 4;
-    } else if (!strncmp(p, "N3c108BFloat16ELi4E", 19)) {
-        c->dtype = TFL_DT_BF16; unroll = 4;
-    } else {
-        return 0;
-    }
-    if (!strstr(m, "EEviNS_15PhiloxCudaStateEPT_PKS"))
+    if (c->dtype == TFL_DT_F64 ? unroll != 2
+        : (c->dtype != TFL_DT_F32 && c->dtype != TFL_DT_F16 && c->dtype != TFL_DT_BF16) ||
+          unroll != 4)
         return 0;
     c->acc = unroll == 2 ? TFL_DT_F64 : TFL_DT_F32;
     c->rk = RK_RRELU;
@@ -404,31 +453,134 @@ static int match_rrelu(const char *m, rcookie *c)
     return 1;
 }
 
+/* The kernels by base name; a cheap substring filter first. */
+static int match_kname(const tfl_kname *k, rcookie *c)
+{
+    if (tfl_kname_is(k, "distribution_elementwise_grid_stride_kernel"))
+        return match_dist(k, c);
+    if (tfl_kname_is(k, "fused_dropout_kernel_vec"))
+        return match_dropout(k, c, 1);
+    if (tfl_kname_is(k, "fused_dropout_kernel"))
+        return match_dropout(k, c, 0);
+    if (tfl_kname_qualified(k, "at::cuda::kernelPointwiseApply2"))
+        return match_bernoulli_tensor(k, c);
+    if (tfl_kname_is(k, "vectorized_elementwise_kernel"))
+        return match_masked_scale(k, c, 0);
+    if (tfl_kname_is(k, "unrolled_elementwise_kernel"))
+        return match_masked_scale(k, c, 1);
+    if (tfl_kname_is(k, "renormRowsL1"))
+        return match_multinomial(k, c, 0);
+    if (tfl_kname_is(k, "sampleMultinomialWithReplacement"))
+        return match_multinomial(k, c, 1);
+    if (tfl_kname_is(k, "rrelu_with_noise_cuda_kernel"))
+        return match_rrelu(k, c);
+    return 0;
+}
+
 static int match(const char *mangled, void **cookie)
 {
+    static const char *filters[] = {
+        "distribution_elementwise_grid_stride_kernel", "fused_dropout_kernel",
+        "bernoulli_tensor_cuda_kernel", "masked_scale_kernel", "renormRowsL1",
+        "sampleMultinomialWithReplacement", "rrelu_with_noise_cuda_kernel",
+    };
+    size_t i = 0;
+    while (i < sizeof filters / sizeof filters[0] && !strstr(mangled, filters[i]))
+        i++;
+    if (i == sizeof filters / sizeof filters[0])
+        return 0;
+    tfl_kname k;
+    if (tfl_kname_parse(mangled, &k) != 0)
+        return 0;
     rcookie c;
     memset(&c, 0, sizeof c);
-    int ok = 0;
-    if (strstr(mangled, "MultinomialKernel_cu"))
-        ok = match_multinomial(mangled, &c);
-    else if (strstr(mangled, "distribution_elementwise_grid_stride_kernel"))
-        ok = match_dist(mangled, &c);
-    else if (strstr(mangled, "fused_dropout_kernel"))
-        ok = match_dropout(mangled, &c);
-    else if (strstr(mangled, "bernoulli_tensor_cuda_kernel"))
-        ok = match_bernoulli_tensor(mangled, &c);
-    else if (strstr(mangled, "masked_scale_kernel"))
-        ok = match_masked_scale(mangled, &c);
-    else if (strstr(mangled, "rrelu_with_noise_cuda_kernel"))
-        ok = match_rrelu(mangled, &c);
-    if (!ok)
-        return 0;
-    rcookie *keep = malloc(sizeof *keep);
+    int ok = match_kname(&k, &c);
+    tfl_kname_free(&k);
+    rcookie *keep = ok ? malloc(sizeof *keep) : NULL;
     if (!keep)
         return 0;
     *keep = c;
     *cookie = keep;
     return 1;
+}
+
+/* ------------------------------------------------------------ layout */
+
+/* The transform functor a distribution kernel's element lambda captures:
+ * its parameters in the accumulate type, as the decoder reads them. */
+static void dist_captures(const rcookie *c, size_t *size, size_t *align)
+{
+    const int dbl = c->acc == TFL_DT_F64;
+    const size_t a = dbl ? 8 : 4;
+    size_t n = 0;                            /* parameters of size a */
+    *align = a;
+    switch (c->kind) {
+    case TFL_RANDOM_UNIFORM:                 /* range, from, to */
+        if (!dbl && (c->dtype == TFL_DT_F16 || c->dtype == TFL_DT_BF16)) {
+            *size = 8;                       /* float range, 16-bit from and to */
+            return;
+        }
+        n = 3;
+        break;
+    case TFL_RANDOM_NORMAL: case TFL_RANDOM_CAUCHY: case TFL_RANDOM_LOG_NORMAL:
+        n = 2;
+        break;
+    case TFL_RANDOM_EXPONENTIAL:
+        n = 1;
+        break;
+    case TFL_RANDOM_GEOMETRIC: case TFL_RANDOM_BERNOULLI:   /* p, a double */
+        *size = *align = 8;
+        return;
+    default:                                 /* INT_FROM_TO: range, base or none */
+        *size = c->full_range ? 1 : 16;      /* an empty functor takes a byte */
+        *align = c->full_range ? 1 : 8;
+        return;
+    }
+    *size = n * a;
+}
+
+/* The element lambda: { out, stride0, F } or { OffsetCalculator<1> (404
+ * bytes), out, F }, aligned to its pointer. */
+static size_t lambda_size(const rcookie *c)
+{
+    size_t fs, fa;
+    dist_captures(c, &fs, &fa);
+    size_t off = c->offset_calc ? 416 : 12;
+    return tfl_pt_align(tfl_pt_align(off, fa) + fs, 8);
+}
+
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const rcookie *c = cookie;
+    char sig[96];
+    const char *ti = c->wide_index ? "416:8" : "216:8";   /* TensorInfo<T, uint32|64> */
+    const char *ix = c->wide_index ? "l" : "i";
+    switch (c->rk) {
+    case RK_DIST:
+        snprintf(sig, sizeof sig, "l 32:8 b %zu:8", lambda_size(c));
+        break;
+    case RK_DROPOUT: case RK_DROPOUT_VEC:
+        snprintf(sig, sizeof sig, "%s x2 %s f 32:8", ti, ix);
+        break;
+    case RK_BERNOULLI_TENSOR:
+        snprintf(sig, sizeof sig, "%s x1 %s 32:8", ti, ix);
+        break;
+    case RK_MASKED_SCALE:
+        snprintf(sig, sizeof sig, "i 16:8 24:8%s", c->unrolled ? " b x3" : "");
+        break;
+    case RK_RENORM_ROWS:
+        snprintf(sig, sizeof sig, "p l l");
+        break;
+    case RK_MULTINOMIAL:
+        snprintf(sig, sizeof sig, "32:8 i p l i p p");
+        break;
+    case RK_RRELU:
+        snprintf(sig, sizeof sig, "i 32:8 p x2 d d p");
+        break;
+    default:
+        return 0;
+    }
+    return tfl_klayout_sig(l, sig) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -869,4 +1021,5 @@ const tfl_kfamily tfl_kfamily_random = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -2,8 +2,8 @@
  * reduce.c - the "reduce" kernel family of the semantic op table:
  * at::native::reduce_kernel<nt, output_vec_size, ReduceOp<...>>(ReduceOp).
  *
- * The one parameter is the whole ReduceOp (torch 2.11 layout, checked
- * against the cubins' parameter sizes in tests/unit/test_ops_reduce.c):
+ * The one parameter is the whole ReduceOp (the same layout in torch 2.11
+ * to 2.15; layout() states its size, checked against every wheel's cubins):
  *
  *   ops_t ops; arg_t ident;                      (size/alignment by op)
  *   ReduceConfig config;                          64 B, 4-aligned:
@@ -18,6 +18,20 @@
  *       strides_[25][2] = {output stride, input stride} (the kept dims)
  *   const void *src; char *dst[2]; void *acc_buf, *cta_buf; int *semaphores;
  *   int64_t base_idx; bool accumulate, final_output; int noutputs;
+ *
+ * ReduceOp<scalar_t, ops_t, index_t = unsigned int, out_scalar_t, vt0,
+ * input_vec_size>: ops_t says what is computed and arg_t (the accumulator)
+ * is its argument type - for func_wrapper_t<X, F> the first parameter of
+ * F's call operator (a lambda's first parameter type, MaxNanFunctor<acc>'s
+ * acc).  Release differences, all found by structure:
+ *   - and/or (all/any): 2.11's lambda(T, T) has arg_t = T; 2.12+ has
+ *     lambda(bool, T), arg_t = bool (ident shrinks, the config moves);
+ *   - NormOps / NormTwoOps<T, acc, out, apply_root> (2.11 to 2.15):
+ *     apply_root = false is torch.linalg._powsum, sum |x|^p (sum x^2) with
+ *     no final root (checked in the 2.11 SASS: no sqrt / pow after the
+ *     sum); decoded as the op's no_root option ("powsum", "powsum2").
+ *     The bool does not change the struct (NormOps { acc norm_; },
+ *     NormTwoOps empty), so both forms have the same layout.
  *
  * Semantics: output o (num_outputs of them) = reduce over r < num_inputs
  * of src[output_calc(o)[1] + input_calc(r)[0]], written at dst[0] +
@@ -34,6 +48,8 @@
  */
 #include "route/optable.h"
 #include "route/dispatch.h"
+#include "route/optable/kname.h"
+#include "route/optable/pt_abi.h"
 #include "route/optable/reduce_layout.h"
 #include "mem/mem.h"
 
@@ -48,178 +64,188 @@
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-/* One Itanium-mangled type at *s (the few the reduce kernels use); T is
- * what the substitution S4_ stands for (c10::Half / c10::BFloat16 when
- * that is scalar_t). */
-static int parse_type(const char **s, tfl_dtype T, int T_is_class, tfl_dtype *out)
+/* ------------------------------------------------ the name, as structure */
+
+#define TARGS_MAX 8
+
+/* The template arguments of one type written "Name<...>". */
+typedef struct targs {
+    int n;
+    const char *a[TARGS_MAX];
+    size_t len[TARGS_MAX];
+} targs;
+
+static int eq(const char *s, size_t n, const char *lit)
 {
-    static const struct { const char *m; tfl_dtype d; } cls[] = {
-        {"N3c104HalfE", TFL_DT_F16}, {"N3c108BFloat16E", TFL_DT_BF16},
-    };
-    for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++) {
-        size_t n = strlen(cls[i].m);
-        if (!strncmp(*s, cls[i].m, n)) { *s += n; *out = cls[i].d; return 0; }
+    return n == strlen(lit) && memcmp(s, lit, n) == 0;
+}
+
+/* [s, s+n) is exactly `name<...>` (or, with tail_ok, `name<...>` followed
+ * by more, e.g. "::operator()..."): its arguments into *t. */
+static int targs_of(const char *s, size_t n, const char *name, int tail_ok, targs *t)
+{
+    size_t nl = strlen(name);
+    if (n <= nl || memcmp(s, name, nl) != 0 || s[nl] != '<')
+        return 0;
+    const char *e = tfl_pt_match_angle(s + nl);
+    if (!e || e >= s + n || (!tail_ok && e != s + n - 1))
+        return 0;
+    t->n = tfl_pt_template_args(s + nl, t->a, t->len, TARGS_MAX);
+    return t->n > 0 && t->n <= TARGS_MAX;
+}
+
+/* [s, s+n) is a decimal integer constant. */
+static int int_const(const char *s, size_t n)
+{
+    size_t i = n && s[0] == '-';
+    if (i == n)
+        return 0;
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* An element type the native reduce reads (complex is not). */
+static int elem(const char *s, size_t n, tfl_dtype *dt)
+{
+    if (!tfl_pt_type_name(s, n, dt))
+        return 0;
+    return *dt != TFL_DT_C64 && *dt != TFL_DT_C128;
+}
+
+static int targ_elem(const targs *t, int i, tfl_dtype *dt)
+{
+    return i < t->n && elem(t->a[i], t->len[i], dt);
+}
+
+/* The parameter types of the last "{lambda(A, B)#N}" in [s, s+n): the
+ * first one (the functor's arg_t) and the second. */
+static int lambda_params(const char *s, size_t n, tfl_dtype *first, tfl_dtype *second)
+{
+    const char *lam = NULL;
+    for (const char *p = s; p + 8 <= s + n; p++)
+        if (memcmp(p, "{lambda(", 8) == 0)
+            lam = p;
+    if (!lam)
+        return 0;
+    const char *a = lam + 8, *c = memchr(a, ',', (size_t)(s + n - a));
+    const char *e = c ? memchr(c, ')', (size_t)(s + n - c)) : NULL;
+    if (!c || !e || e + 2 > s + n || e[1] != '#')
+        return 0;
+    const char *b = c + 1;
+    while (*b == ' ')
+        b++;
+    return elem(a, (size_t)(c - a), first) && elem(b, (size_t)(e - b), second);
+}
+
+/* ops_t = func_wrapper_t<X, F>: sum (sum_functor's lambda), max/min
+ * (MaxNanFunctor / MinNanFunctor<acc>), all/any (and/or_kernel_cuda's
+ * lambda).  prod, xor_sum and the sparse ReductionAddOp/MulOp are not
+ * mapped. */
+static int parse_wrapper(const targs *w, tfl_reduce_kinfo *ki)
+{
+    if (w->n != 2)
+        return -1;
+    const char *f = w->a[1];
+    size_t fl = w->len[1];
+    targs t;
+    tfl_dtype p2;
+    int mx = targs_of(f, fl, "MaxNanFunctor", 0, &t);
+    if (mx || targs_of(f, fl, "MinNanFunctor", 0, &t)) {
+        ki->kind = mx ? TFL_RED_MAX : TFL_RED_MIN;
+        ki->op_name = mx ? "max" : "min";
+        return t.n == 1 && targ_elem(&t, 0, &ki->acc) ? 0 : -1;
     }
-    if (!strncmp(*s, "S4_", 3)) {
-        if (!T_is_class)
-            return -1;
-        *s += 3; *out = T; return 0;
+    if (!lambda_params(f, fl, &ki->acc, &p2))
+        return -1;
+    if (targs_of(f, fl, "sum_functor", 1, &t)) {
+        /* sum_functor<T, acc, out>::operator()(...)::{lambda(acc, acc)#1} */
+        tfl_dtype a;
+        ki->kind = TFL_RED_SUM;
+        ki->op_name = "sum";
+        return t.n == 3 && targ_elem(&t, 1, &a) && a == ki->acc && p2 == ki->acc ? 0 : -1;
     }
-    switch (**s) {
-    case 'f': *out = TFL_DT_F32; break;
-    case 'd': *out = TFL_DT_F64; break;
-    case 'l': *out = TFL_DT_I64; break;
-    case 'i': *out = TFL_DT_I32; break;
-    case 'a': *out = TFL_DT_I8; break;
-    case 'h': *out = TFL_DT_U8; break;
-    case 'b': *out = TFL_DT_BOOL; break;
-    default: return -1;
-    }
-    (*s)++;
+    /* and/or_kernel_cuda(TensorIterator&)::...::{lambda(arg_t, T)#1} -> bool */
+    int all = fl > 16 && memcmp(f, "and_kernel_cuda(", 16) == 0;
+    int any = fl > 15 && memcmp(f, "or_kernel_cuda(", 15) == 0;
+    if ((!all && !any) || p2 != ki->in || ki->out != TFL_DT_BOOL)
+        return -1;
+    ki->kind = all ? TFL_RED_ALL : TFL_RED_ANY;
+    ki->op_name = all ? "all" : "any";
     return 0;
 }
 
+/* The ops_t structs, by name: the argument holding acc, how many
+ * arguments, and the bytes of their members (0: an empty struct). */
 static const struct {
-    const char *marker;      /* in the ops_t part of the mangled name     */
-    tfl_reduce_kind kind;
     const char *name;
+    tfl_reduce_kind kind;
+    const char *op;
+    int acc_arg, nargs;
 } OPS[] = {
-    {"11sum_functorI", TFL_RED_SUM, "sum"},
-    {"13MaxNanFunctorI", TFL_RED_MAX, "max"},
-    {"13MinNanFunctorI", TFL_RED_MIN, "min"},
-    {"7MeanOpsI", TFL_RED_MEAN, "mean"},
-    {"6MaxOpsI", TFL_RED_MAX_IDX, "max_dim"},
-    {"6MinOpsI", TFL_RED_MIN_IDX, "min_dim"},
-    {"9ArgMaxOpsI", TFL_RED_ARGMAX, "argmax"},
-    {"9ArgMinOpsI", TFL_RED_ARGMIN, "argmin"},
-    {"9MinMaxOpsI", TFL_RED_AMINMAX, "aminmax"},
-    {"10NormTwoOpsI", TFL_RED_NORM2, "norm2"},
-    {"7NormOpsI", TFL_RED_NORM, "norm"},
-    {"10NormOneOpsI", TFL_RED_NORM1, "norm1"},
-    {"11NormZeroOpsI", TFL_RED_NORM0, "norm0"},
-    {"9AbsMaxOpsI", TFL_RED_NORM_INF, "norm_inf"},
-    {"9AbsMinOpsI", TFL_RED_NORM_NINF, "norm_ninf"},
-    {"9NanSumOpsI", TFL_RED_NANSUM, "nansum"},
-    {"10WelfordOpsI", TFL_RED_VAR, "var"},
-    {"15and_kernel_cudaE", TFL_RED_ALL, "all"},
-    {"14or_kernel_cudaE", TFL_RED_ANY, "any"},
+    {"MeanOps", TFL_RED_MEAN, "mean", 1, 4},         /* <T, acc, factor, out> { factor_t factor; } */
+    {"MaxOps", TFL_RED_MAX_IDX, "max_dim", 0, 1},    /* <acc>; arg_t = pair<acc, int64_t> */
+    {"MinOps", TFL_RED_MIN_IDX, "min_dim", 0, 1},
+    {"ArgMaxOps", TFL_RED_ARGMAX, "argmax", 0, 1},
+    {"ArgMinOps", TFL_RED_ARGMIN, "argmin", 0, 1},
+    {"MinMaxOps", TFL_RED_AMINMAX, "aminmax", 1, 3}, /* <T, acc, int>; arg_t = pair<acc, acc> */
+    {"NormTwoOps", TFL_RED_NORM2, "norm2", 1, 4},    /* <T, acc, out, apply_root> */
+    {"NormOps", TFL_RED_NORM, "norm", 1, 4},         /* <T, acc, out, apply_root> { acc norm_; } */
+    {"NormOneOps", TFL_RED_NORM1, "norm1", 1, 3},    /* <T, acc, out> */
+    {"NormZeroOps", TFL_RED_NORM0, "norm0", 1, 3},
+    {"AbsMaxOps", TFL_RED_NORM_INF, "norm_inf", 1, 3},
+    {"AbsMinOps", TFL_RED_NORM_NINF, "norm_ninf", 1, 3},
+    {"NanSumOps", TFL_RED_NANSUM, "nansum", 0, 2},   /* <acc, out> */
+    {"WelfordOps", TFL_RED_VAR, "var", 1, 4},        /* <T, acc, int, pair<out, out>>
+                                                        { acc correction; bool take_sqrt; } */
 };
 
-int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
+static int parse_ops(const char *s, size_t n, tfl_reduce_kinfo *ki)
 {
-    memset(ki, 0, sizeof *ki);
-    if (!m || strncmp(m, "_ZN2at6native13reduce_kernelILi", 31))
+    targs t;
+    if (targs_of(s, n, "func_wrapper_t", 0, &t))
+        return parse_wrapper(&t, ki);
+    size_t i = 0;
+    while (i < sizeof OPS / sizeof OPS[0] && !targs_of(s, n, OPS[i].name, 0, &t))
+        i++;
+    if (i == sizeof OPS / sizeof OPS[0] || t.n != OPS[i].nargs ||
+        !targ_elem(&t, OPS[i].acc_arg, &ki->acc))
         return -1;
-    const char *s = strstr(m, "ENS0_8ReduceOpI");
-    if (!s)
-        return -1;
-    s += 15;
-    int T_is_class = *s == 'N';
-    if (parse_type(&s, TFL_DT_F32, 0, &ki->in))
-        return -1;
-    /* The tail: ...j<out>Li<vt0>ELi<ivs>EEEEEvT1_ */
-    const char *tail = strstr(s, "EEEEEvT1_");
-    if (!tail || tail[9])
-        return -1;
-    const char *li = tail;   /* back over "Li<vt0>ELi<ivs>" */
-    for (int k = 0; k < 2; k++) {
-        if (k == 1) {
-            if (li <= s || li[-1] != 'E')
-                return -1;
-            li--;
-        }
-        while (li > s && li[-1] >= '0' && li[-1] <= '9')
-            li--;
-        if (li - 2 < s || li[-2] != 'L' || li[-1] != 'i')
-            return -1;
-        li -= 2;
-    }
-    /* the out type lies between the last 'j' (index_t = unsigned) and li */
-    const char *j = NULL;
-    for (const char *q = s; q < li; q++)
-        if (*q == 'j')
-            j = q;
-    if (!j)
-        return -1;
-    const char *o = j + 1;
-    if (parse_type(&o, ki->in, T_is_class, &ki->out) || o != li)
-        return -1;
-    /* which ops_t */
-    size_t ops_len = (size_t)(j - s);
-    int which = -1;
-    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && which < 0; i++) {
-        const char *hit = strstr(s, OPS[i].marker);
-        if (hit && hit < j)
-            which = (int)i;
-    }
-    if (which < 0)
-        return -1;
-    ki->kind = OPS[which].kind;
-    ki->op_name = OPS[which].name;
-    ki->out2 = ki->out;
-    /* The ops' template arguments follow the marker. */
-    const char *a = strstr(s, OPS[which].marker) + strlen(OPS[which].marker);
-    tfl_dtype t1, t2, t3;
-    size_t ops_size = 1, arg_size, arg_align;
+    ki->kind = OPS[i].kind;
+    ki->op_name = OPS[i].op;
     switch (ki->kind) {
-    case TFL_RED_SUM:            /* func_wrapper_t<X, sum_functor<T, acc, out>::lambda(acc, acc)> */
-        if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
-        break;
-    case TFL_RED_MAX: case TFL_RED_MIN: /* func_wrapper_t<acc, MaxNanFunctor<acc>> */
-        if (parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
-        break;
-    case TFL_RED_MEAN:           /* MeanOps<T, acc, factor, out> { factor_t factor; } */
-        if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc) ||
-            parse_type(&a, ki->in, T_is_class, &ki->ops_param_dt))
-            return -1;
-        ops_size = tfl_dtype_size(ki->ops_param_dt);
-        break;
-    case TFL_RED_MAX_IDX: case TFL_RED_MIN_IDX: case TFL_RED_ARGMAX: case TFL_RED_ARGMIN:
-        /* XOps<acc>; arg_t = pair<acc, int64_t> */
-        if (parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
-        ki->out2 = TFL_DT_I64;
-        break;
-    case TFL_RED_AMINMAX:        /* MinMaxOps<T, acc, int>; arg_t = pair<acc, acc> */
-    case TFL_RED_NORM2: case TFL_RED_NORM1: case TFL_RED_NORM0:
-    case TFL_RED_NORM_INF: case TFL_RED_NORM_NINF:  /* XOps<T, acc, out[, bool]> */
-        if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
-        break;
-    case TFL_RED_NORM:           /* NormOps<T, acc, out, bool> { acc_t norm_; } */
-        if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
+    case TFL_RED_MEAN:
+        return targ_elem(&t, 2, &ki->ops_param_dt) ? 0 : -1;
+    case TFL_RED_NORM: case TFL_RED_NORM2:
+        if (ki->kind == TFL_RED_NORM)
+            ki->ops_param_dt = ki->acc;                 /* NormOps { acc norm_; } */
+        /* apply_root: false is linalg._powsum (the op's no_root) */
+        ki->no_root = eq(t.a[3], t.len[3], "false");
+        if (ki->no_root)
+            ki->op_name = ki->kind == TFL_RED_NORM ? "powsum" : "powsum2";
+        return ki->no_root || eq(t.a[3], t.len[3], "true") ? 0 : -1;
+    case TFL_RED_AMINMAX:
+        return eq(t.a[2], t.len[2], "int") ? 0 : -1;
+    case TFL_RED_VAR:            /* WelfordData<acc, int>: the int index only */
         ki->ops_param_dt = ki->acc;
-        ops_size = tfl_dtype_size(ki->acc);
-        break;
-    case TFL_RED_NANSUM:         /* NanSumOps<acc, out> */
-        if (parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
-        break;
-    case TFL_RED_ALL: case TFL_RED_ANY:
-        /* func_wrapper_t<bool, lambda(T, T) -> bool>: arg_t is T, out bool */
-        ki->acc = ki->in;
-        if (ki->out != TFL_DT_BOOL)
-            return -1;
-        break;
-    case TFL_RED_VAR:            /* WelfordOps<T, acc, int, pair<out, out>>
-                                  * { acc_t correction; bool take_sqrt; } */
-        if (parse_type(&a, ki->in, T_is_class, &t1) || parse_type(&a, ki->in, T_is_class, &ki->acc))
-            return -1;
-        if (*a != 'i' || (ki->acc != TFL_DT_F32 && ki->acc != TFL_DT_F64))
-            return -1;
-        ki->ops_param_dt = ki->acc;
-        ops_size = 2 * tfl_dtype_size(ki->acc);   /* correction, then the bool, padded */
-        break;
+        return eq(t.a[2], t.len[2], "int") &&
+               (ki->acc == TFL_DT_F32 || ki->acc == TFL_DT_F64) ? 0 : -1;
     default:
-        return -1;
+        return 0;
     }
-    (void)t2; (void)t3; (void)ops_len;
-    size_t asz = tfl_dtype_size(ki->acc);
-    if (!asz || !tfl_dtype_size(ki->in) || !tfl_dtype_size(ki->out))
-        return -1;
+}
+
+/* Where config and the pointers lie, from ops_t's and arg_t's sizes. */
+static void place(tfl_reduce_kinfo *ki)
+{
+    size_t asz = tfl_dtype_size(ki->acc), arg_size, arg_align, ops_size = 1;
+    switch (ki->kind) {
+    case TFL_RED_MEAN: ops_size = tfl_dtype_size(ki->ops_param_dt); break;
+    case TFL_RED_NORM: ops_size = asz; break;
+    case TFL_RED_VAR:  ops_size = 2 * asz; break;   /* correction, then the bool, padded */
+    default: break;
+    }
     switch (ki->kind) {
     case TFL_RED_MAX_IDX: case TFL_RED_MIN_IDX: case TFL_RED_ARGMAX: case TFL_RED_ARGMIN:
         arg_align = 8; arg_size = 16; break;
@@ -233,7 +259,62 @@ int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
     ki->config_off = align_up(align_up(ops_size, arg_align) + arg_size, 4);
     ki->ptrs_off = align_up(ki->config_off + CFG_SIZE + INCALC_SIZE + OUTCALC_SIZE, 8);
     ki->total = ki->ptrs_off + 64;
+}
+
+/* Template arguments other than `keep` must be integer constants: nt and
+ * output_vec_size only shape the launch (threads per block, outputs per
+ * thread); the ReduceOp says what is computed. */
+static int others_constant(const tfl_kname *k, int keep)
+{
+    long long v;
+    for (int i = 0; i < k->ntargs && i < TFL_KNAME_MAX; i++)
+        if (i != keep && !tfl_kname_targ_int(k, i, &v))
+            return 0;
+    return k->ntargs <= TFL_KNAME_MAX;
+}
+
+static int parse_kname(const tfl_kname *k, tfl_reduce_kinfo *ki)
+{
+    int ro = tfl_kname_find_targ(k, 0, "ReduceOp<");
+    targs r;
+    if (!tfl_kname_is(k, "reduce_kernel") || ro < 0 || !others_constant(k, ro) ||
+        !targs_of(k->targ[ro], k->targ_len[ro], "ReduceOp", 0, &r))
+        return -1;
+    /* <scalar_t, ops_t, index_t, out_scalar_t, vt0, input_vec_size>: vt0
+     * and input_vec_size are elements per thread and the load width;
+     * index_t is the OffsetCalculators' uint32_t. */
+    if (r.n != 6 || !targ_elem(&r, 0, &ki->in) || !eq(r.a[2], r.len[2], "unsigned int") ||
+        !targ_elem(&r, 3, &ki->out))
+        return -1;
+    if (!int_const(r.a[4], r.len[4]) || !int_const(r.a[5], r.len[5]))
+        return -1;
+    if (parse_ops(r.a[1], r.len[1], ki))
+        return -1;
+    ki->out2 = ki->out;
+    switch (ki->kind) {
+    case TFL_RED_MAX_IDX: case TFL_RED_MIN_IDX: case TFL_RED_ARGMAX: case TFL_RED_ARGMIN:
+        ki->out2 = TFL_DT_I64;
+        break;
+    default:
+        break;
+    }
+    if (!tfl_dtype_size(ki->acc) || !tfl_dtype_size(ki->in) || !tfl_dtype_size(ki->out))
+        return -1;
+    place(ki);
     return 0;
+}
+
+int tfl_reduce_parse(const char *m, tfl_reduce_kinfo *ki)
+{
+    memset(ki, 0, sizeof *ki);
+    if (!m || !strstr(m, "reduce_kernel"))  /* cheap filter before demangling */
+        return -1;
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
+        return -1;
+    int r = parse_kname(&k, ki);
+    tfl_kname_free(&k);
+    return r;
 }
 
 /* ------------------------------------------------------------- running */
@@ -310,6 +391,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     r->in_dtype = ki->in;
     r->out_dtype = ki->out;
     r->out2_dtype = ki->out2;
+    r->no_root = ki->no_root;
     r->in = src;
     r->out = dst0;
     r->out2 = noutputs == 2 ? dst1 : NULL;
@@ -398,9 +480,21 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     return st;
 }
 
+/* The one parameter: the whole ReduceOp, 8-aligned (it holds pointers). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const rcookie *c = cookie;
+    l->n = 0;
+    if (!c)
+        return 0;
+    tfl_klayout_add(l, c->ki.total, 8);
+    return 1;
+}
+
 const tfl_kfamily tfl_kfamily_reduce = {
     .name = "reduce",
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

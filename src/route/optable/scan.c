@@ -1,7 +1,10 @@
 /*
  * scan.c - the "scan" kernel family of the semantic op table: which
- * kernels it runs, read from their demangled names (torch 2.11 wheel,
- * CCCL 3.0 cub; docs/op-scan.md lists them with their layouts).
+ * kernels it runs, recognised by structure (tfl_kname: base name, template
+ * arguments by what they are, with the library-versioning namespaces of
+ * cub / thrust / libcu++ removed, so CCCL 3.0 (torch 2.11) and 3.2 (2.15)
+ * names read alike), and the parameter layout each has (layout(); checked
+ * against the cubins of torch 2.11 - 2.15).  docs/op-scan.md lists them.
  *
  *  - PyTorch's own scans (ScanUtils.cuh): tensor_kernel_scan_outer_dim,
  *    tensor_kernel_scan_innermost_dim and their _with_indices forms, for
@@ -24,46 +27,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "route/optable/kname.h"
 #include "route/optable/pt_abi.h"
 #include "route/optable/scan_internal.h"
 
 #define MAXA 16
+#define NORM_MAX 1024
 
-/* Copy of a demangled name without the versioned namespaces, so the
- * patterns below read as the source does. */
-static char *normalise(const char *dm)
+/* Copy [s, s+len) without the namespaces that only version a library -
+ * cub's at_cuda_detail::, thrust's THRUST_300001_..._NS:: (2.11) or
+ * _V_300200_...:: (2.15), libcu++'s __4:: - so a pattern reads as the
+ * source does in every release.  0 if it does not fit. */
+static int norm_copy(const char *s, size_t len, char *out, size_t outlen)
 {
-    size_t n = strlen(dm);
-    char *out = malloc(n + 1);
-    if (!out)
-        return NULL;
     size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        if (strncmp(dm + i, "thrust::THRUST_", 15) == 0) {
-            const char *e = strstr(dm + i + 15, "_NS::");
-            if (e) {
-                memcpy(out + o, "thrust::", 8);
-                o += 8;
-                i = (size_t)(e + 5 - dm);
-                continue;
-            }
+    for (size_t i = 0; i < len;) {
+        const char *p = s + i;
+        size_t rest = len - i, skip = 0;
+        if (rest >= 16 && strncmp(p, "at_cuda_detail::", 16) == 0)
+            skip = 16;
+        else if (rest >= 5 && strncmp(p, "__4::", 5) == 0)
+            skip = 5;
+        else if (rest > 8 && (strncmp(p, "THRUST_", 7) == 0 || strncmp(p, "_V_", 3) == 0) &&
+                 i >= 8 && strncmp(p - 8, "thrust::", 8) == 0) {
+            const char *e = memchr(p, ':', rest);
+            if (e && (size_t)(e - s) + 1 < len && e[1] == ':')
+                skip = (size_t)(e - p) + 2;
         }
-        if (strncmp(dm + i, "at_cuda_detail::cub::", 21) == 0) {
-            memcpy(out + o, "cub::", 5);
-            o += 5;
-            i += 21;
+        if (skip) {
+            i += skip;
             continue;
         }
-        if (strncmp(dm + i, "cuda::std::__4::", 16) == 0) {
-            memcpy(out + o, "cuda::std::", 11);
-            o += 11;
-            i += 16;
-            continue;
-        }
-        out[o++] = dm[i++];
+        if (o + 1 >= outlen)
+            return 0;
+        out[o++] = s[i++];
     }
     out[o] = 0;
-    return out;
+    return 1;
+}
+
+/* Template argument i, normalised (norm_copy); 0 if absent or too long. */
+static int targ(const tfl_kname *k, int i, char *out)
+{
+    return i >= 0 && i < k->ntargs && i < TFL_KNAME_MAX &&
+           norm_copy(k->targ[i], k->targ_len[i], out, NORM_MAX);
 }
 
 static int arg_is(const char *s, size_t len, const char *want)
@@ -77,7 +84,26 @@ static int arg_starts(const char *s, size_t len, const char *pre)
     return len >= n && memcmp(s, pre, n) == 0;
 }
 
-/* "T const*" / "T*" for element type dt. */
+/* Normalised template argument i equals want / starts with pre. */
+static int targ_is(const tfl_kname *k, int i, const char *want)
+{
+    char b[NORM_MAX];
+    return targ(k, i, b) && strcmp(b, want) == 0;
+}
+
+static int targ_starts(const tfl_kname *k, int i, const char *pre)
+{
+    char b[NORM_MAX];
+    return targ(k, i, b) && strncmp(b, pre, strlen(pre)) == 0;
+}
+
+/* libcu++'s identity functor: __identity (CCCL 3.0) or identity (3.2). */
+static int targ_identity(const tfl_kname *k, int i)
+{
+    return targ_is(k, i, "cuda::std::__identity") || targ_is(k, i, "cuda::std::identity");
+}
+
+/* "T const*" / "T*" for element type name tname. */
 static int arg_is_ptr(const char *s, size_t len, const char *tname, int is_const)
 {
     char want[96];
@@ -85,7 +111,7 @@ static int arg_is_ptr(const char *s, size_t len, const char *tname, int is_const
     return arg_is(s, len, want);
 }
 
-/* The binary op of a PyTorch scan kernel. */
+/* The binary op of a PyTorch scan kernel (template argument text). */
 static int parse_fn(const char *s, size_t len, const char *tname, tfl_scan_fn *fn)
 {
     char want[96];
@@ -103,27 +129,29 @@ static int parse_fn(const char *s, size_t len, const char *tname, tfl_scan_fn *f
     }
     /* launch_logcumsumexp_cuda_kernel's lambda: an empty closure taking
      * (T, T) - the param is 1 byte in every instantiation */
-    if (arg_starts(s, len, "at::native::launch_logcumsumexp_cuda_kernel(")) {
+    if (arg_starts(s, len, "launch_logcumsumexp_cuda_kernel(")) {
         *fn = TFL_SCAN_LOGADDEXP;
         return 1;
     }
     return 0;
 }
 
-static int elem_type(const char *s, size_t len, tfl_dtype *dt, char *tname, size_t tlen)
+/* Element type argument i (float, double, int, long): its dtype and name. */
+static int elem_type(const tfl_kname *k, int i, tfl_dtype *dt, char *tname, size_t tlen)
 {
-    if (!tfl_pt_type_name(s, len, dt) || len + 1 > tlen)
+    if (!tfl_kname_targ_dtype(k, i, dt) || k->targ_len[i] + 1 > tlen)
         return 0;
-    memcpy(tname, s, len);
-    tname[len] = 0;
+    memcpy(tname, k->targ[i], k->targ_len[i]);
+    tname[k->targ_len[i]] = 0;
     return *dt == TFL_DT_F32 || *dt == TFL_DT_F64 || *dt == TFL_DT_I32 || *dt == TFL_DT_I64;
 }
 
-/* thrust::transform_iterator<at::native::(anonymous namespace)::NonZeroOp<T>,
- * T const*, thrust::use_default, thrust::use_default> -> dtype of T. */
-static int parse_nonzero_iter(const char *s, size_t len, tfl_dtype *dt)
+/* thrust::transform_iterator<NonZeroOp<T>, T const*, thrust::use_default,
+ * thrust::use_default> (normalised text) -> dtype of T. */
+static int parse_nonzero_iter(const char *s, tfl_dtype *dt)
 {
     static const char pre[] = "thrust::transform_iterator<";
+    size_t len = strlen(s);
     if (!arg_starts(s, len, pre))
         return 0;
     const char *st[MAXA];
@@ -133,7 +161,7 @@ static int parse_nonzero_iter(const char *s, size_t len, tfl_dtype *dt)
     if (!gt || gt != s + len - 1)
         return 0;
     int na = tfl_pt_template_args(lt, st, ln, MAXA);
-    static const char op[] = "at::native::(anonymous namespace)::NonZeroOp<";
+    static const char op[] = "NonZeroOp<";
     if (na != 4 || !arg_starts(st[0], ln[0], op) || !arg_is(st[2], ln[2], "thrust::use_default") ||
         !arg_is(st[3], ln[3], "thrust::use_default"))
         return 0;
@@ -148,30 +176,55 @@ static int parse_nonzero_iter(const char *s, size_t len, tfl_dtype *dt)
     return arg_is_ptr(st[1], ln[1], tname, 1);
 }
 
-static int parse_aten(const char *nm, scan_kernel *k)
+static int targ_nonzero_iter(const tfl_kname *k, int i, tfl_dtype *dt)
 {
-    static const struct { const char *pre; scan_kk kind; int nargs; } ks[] = {
-        { "void at::native::tensor_kernel_scan_outer_dim<", SK_ATEN_OUTER, 3 },
-        { "void at::native::tensor_kernel_scan_innermost_dim<", SK_ATEN_INNER, 2 },
-        { "void at::native::tensor_kernel_scan_outer_dim_with_indices<", SK_ATEN_IDX_OUTER, 2 },
-        { "void at::native::tensor_kernel_scan_innermost_dim_with_indices<", SK_ATEN_IDX_INNER, 2 },
+    char b[NORM_MAX];
+    return targ(k, i, b) && parse_nonzero_iter(b, dt);
+}
+
+/* thrust::counting_iterator<long, ...> whose other arguments are defaults
+ * or 2.15's compile_time_value<1> step: the items base, base + 1, ... */
+static int targ_counting_long(const tfl_kname *k, int i)
+{
+    char b[NORM_MAX];
+    static const char pre[] = "thrust::counting_iterator<";
+    if (!targ(k, i, b) || strncmp(b, pre, strlen(pre)) != 0)
+        return 0;
+    const char *st[MAXA];
+    size_t ln[MAXA];
+    int na = tfl_pt_template_args(b + strlen(pre) - 1, st, ln, MAXA);
+    if (na < 1 || na > 5 || !arg_is(st[0], ln[0], "long"))
+        return 0;
+    for (int a = 1; a < na; a++)
+        if (!arg_is(st[a], ln[a], "thrust::use_default") &&
+            !arg_is(st[a], ln[a], "thrust::compile_time_value<1>"))
+            return 0;
+    return 1;
+}
+
+static int parse_aten(const tfl_kname *kn, scan_kernel *k)
+{
+    /* <T, [index type,] Op> (T* tgt / const T* self, ...) */
+    static const struct { const char *base; scan_kk kind; int ntargs, nparams; } ks[] = {
+        { "tensor_kernel_scan_outer_dim", SK_ATEN_OUTER, 3, 7 },
+        { "tensor_kernel_scan_innermost_dim", SK_ATEN_INNER, 2, 7 },
+        { "tensor_kernel_scan_outer_dim_with_indices", SK_ATEN_IDX_OUTER, 2, 8 },
+        { "tensor_kernel_scan_innermost_dim_with_indices", SK_ATEN_IDX_INNER, 2, 9 },
     };
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        size_t pl = strlen(ks[i].pre);
-        if (strncmp(nm, ks[i].pre, pl) != 0)
+        if (!tfl_kname_is(kn, ks[i].base))
             continue;
-        const char *st[MAXA];
-        size_t ln[MAXA];
-        if (tfl_pt_template_args(nm + pl - 1, st, ln, MAXA) != ks[i].nargs)
+        if (kn->ntargs != ks[i].ntargs || kn->nparams != ks[i].nparams)
             return 0;
         char tname[64];
-        if (!elem_type(st[0], ln[0], &k->dtype, tname, sizeof tname))
+        if (!elem_type(kn, 0, &k->dtype, tname, sizeof tname))
             return 0;
-        if (ks[i].kind == SK_ATEN_OUTER && !arg_is(st[1], ln[1], "unsigned int") &&
-            !arg_is(st[1], ln[1], "unsigned long"))
+        /* outer_dim's index type only sizes its offset arithmetic */
+        if (ks[i].kind == SK_ATEN_OUTER && !tfl_kname_targ_is(kn, 1, "unsigned int") &&
+            !tfl_kname_targ_is(kn, 1, "unsigned long"))
             return 0;
-        int fa = ks[i].nargs - 1;
-        if (!parse_fn(st[fa], ln[fa], tname, &k->fn))
+        int fa = ks[i].ntargs - 1;
+        if (!parse_fn(kn->targ[fa], kn->targ_len[fa], tname, &k->fn))
             return 0;
         int with_idx = ks[i].kind == SK_ATEN_IDX_OUTER || ks[i].kind == SK_ATEN_IDX_INNER;
         if (with_idx != (k->fn == TFL_SCAN_MAX || k->fn == TFL_SCAN_MIN))
@@ -188,14 +241,15 @@ static int parse_aten(const char *nm, scan_kernel *k)
 }
 
 /* cub::ScanTileState<T, true|false> -> element type, wide = false form */
-static int parse_tile_state(const char *s, size_t len, tfl_dtype *dt, int *wide)
+static int parse_tile_state(const tfl_kname *kn, int i, tfl_dtype *dt, int *wide)
 {
+    char b[NORM_MAX];
     static const char pre[] = "cub::ScanTileState<";
-    if (!arg_starts(s, len, pre))
+    if (!targ(kn, i, b) || strncmp(b, pre, strlen(pre)) != 0)
         return 0;
     const char *st[MAXA];
     size_t ln[MAXA];
-    if (tfl_pt_template_args(s + strlen(pre) - 1, st, ln, MAXA) != 2)
+    if (tfl_pt_template_args(b + strlen(pre) - 1, st, ln, MAXA) != 2)
         return 0;
     if (!tfl_pt_type_name(st[0], ln[0], dt))
         return 0;
@@ -205,16 +259,10 @@ static int parse_tile_state(const char *s, size_t len, tfl_dtype *dt, int *wide)
     return 1;
 }
 
-static int parse_cub_scan(const char *nm, scan_kernel *k)
+static int parse_cub_scan(const tfl_kname *kn, scan_kernel *k)
 {
-    static const char scan[] = "void cub::detail::scan::DeviceScanKernel<";
-    static const char init[] = "void cub::detail::scan::DeviceScanInitKernel<";
-    static const char cinit[] = "void cub::detail::scan::DeviceCompactInitKernel<";
-    const char *st[MAXA];
-    size_t ln[MAXA];
-    if (strncmp(nm, init, strlen(init)) == 0) {
-        if (tfl_pt_template_args(nm + strlen(init) - 1, st, ln, MAXA) != 1 ||
-            !parse_tile_state(st[0], ln[0], &k->dtype, &k->tile_state_wide))
+    if (tfl_kname_qualified(kn, "cub::detail::scan::DeviceScanInitKernel")) {
+        if (kn->ntargs != 1 || !parse_tile_state(kn, 0, &k->dtype, &k->tile_state_wide))
             return 0;
         /* only in front of the DeviceScanKernels this family runs */
         if (k->dtype != TFL_DT_F32 && k->dtype != TFL_DT_F64 && k->dtype != TFL_DT_I32 &&
@@ -224,33 +272,33 @@ static int parse_cub_scan(const char *nm, scan_kernel *k)
         k->op_name = "cub_scan_init";
         return 1;
     }
-    if (strncmp(nm, cinit, strlen(cinit)) == 0) {
-        if (tfl_pt_template_args(nm + strlen(cinit) - 1, st, ln, MAXA) != 2 ||
-            !parse_tile_state(st[0], ln[0], &k->dtype, &k->tile_state_wide) ||
+    if (tfl_kname_qualified(kn, "cub::detail::scan::DeviceCompactInitKernel")) {
+        if (kn->ntargs != 2 || !parse_tile_state(kn, 0, &k->dtype, &k->tile_state_wide) ||
             k->tile_state_wide)
             return 0;
-        if (arg_is(st[1], ln[1], "int*")) k->count_dtype = TFL_DT_I32;
-        else if (arg_is(st[1], ln[1], "long*")) k->count_dtype = TFL_DT_I64;
+        if (tfl_kname_targ_is(kn, 1, "int*")) k->count_dtype = TFL_DT_I32;
+        else if (tfl_kname_targ_is(kn, 1, "long*")) k->count_dtype = TFL_DT_I64;
         else return 0;
         k->kind = SK_CUB_COMPACT_INIT;
         k->op_name = "cub_compact_init";
         return 1;
     }
-    if (strncmp(nm, scan, strlen(scan)) != 0)
+    if (!tfl_kname_qualified(kn, "cub::detail::scan::DeviceScanKernel"))
         return 0;
     /* <Policy, InputIt, OutputIt, TileState, ScanOp, InitValue, OffsetT,
-     *  AccumT, ForceInclusive, RealInitValue> */
-    int na = tfl_pt_template_args(nm + strlen(scan) - 1, st, ln, MAXA);
-    if (na != 10)
+     *  AccumT, ForceInclusive, RealInitValue>; the policy only tunes the
+     *  tiling */
+    if (kn->ntargs != 10)
         return 0;
     char tname[64];
     tfl_dtype ts_dt;
-    if (!elem_type(st[7], ln[7], &k->dtype, tname, sizeof tname) ||
-        !arg_is_ptr(st[1], ln[1], tname, 1) || !arg_is_ptr(st[2], ln[2], tname, 0) ||
-        !parse_tile_state(st[3], ln[3], &ts_dt, &k->tile_state_wide) || ts_dt != k->dtype ||
-        !parse_fn(st[4], ln[4], tname, &k->fn) ||
-        !arg_is(st[5], ln[5], "cub::NullType") ||   /* inclusive, no init */
-        !arg_is(st[6], ln[6], "unsigned int") || !arg_is(st[8], ln[8], "false"))
+    if (!elem_type(kn, 7, &k->dtype, tname, sizeof tname) ||
+        !arg_is_ptr(kn->targ[1], kn->targ_len[1], tname, 1) ||
+        !arg_is_ptr(kn->targ[2], kn->targ_len[2], tname, 0) ||
+        !parse_tile_state(kn, 3, &ts_dt, &k->tile_state_wide) || ts_dt != k->dtype ||
+        !parse_fn(kn->targ[4], kn->targ_len[4], tname, &k->fn) ||
+        !targ_is(kn, 5, "cub::NullType") || !targ_is(kn, 9, "cub::NullType") || /* inclusive, no init */
+        !tfl_kname_targ_is(kn, 6, "unsigned int") || !tfl_kname_targ_is(kn, 8, "false"))
         return 0;
     if (k->fn == TFL_SCAN_MAX || k->fn == TFL_SCAN_MIN)
         return 0;
@@ -265,34 +313,29 @@ static int parse_cub_scan(const char *nm, scan_kernel *k)
 /* The count of nonzero.cu: cub::DeviceReduce::Sum with int accumulation
  * over NonZeroOp<T>(x) (first pass / single tile) or over the int
  * partials of a first pass (second pass). */
-static int parse_cub_reduce(const char *nm, scan_kernel *k)
+static int parse_cub_reduce(const tfl_kname *kn, scan_kernel *k)
 {
-    static const char single[] = "void cub::detail::reduce::DeviceReduceSingleTileKernel<";
-    static const char multi[] = "void cub::detail::reduce::DeviceReduceKernel<";
     static const char policy[] = "cub::detail::reduce::policy_hub<int, unsigned long long, cuda::std::plus<void> >::Policy";
-    const char *st[MAXA];
-    size_t ln[MAXA];
-    int is_single = strncmp(nm, single, strlen(single)) == 0;
-    if (!is_single && strncmp(nm, multi, strlen(multi)) != 0)
+    int is_single = tfl_kname_qualified(kn, "cub::detail::reduce::DeviceReduceSingleTileKernel");
+    if (!is_single && !tfl_kname_qualified(kn, "cub::detail::reduce::DeviceReduceKernel"))
         return 0;
-    const char *lt = nm + (is_single ? strlen(single) : strlen(multi)) - 1;
-    int na = tfl_pt_template_args(lt, st, ln, MAXA);
     /* single: <Policy, InputIt, OutputIt, OffsetT, Op, InitT, AccumT, Transform>
      * multi:  <Policy, InputIt, OffsetT, Op, AccumT, Transform> */
-    if (na != (is_single ? 8 : 6) || !arg_starts(st[0], ln[0], policy))
+    int na = kn->ntargs;
+    if (na != (is_single ? 8 : 6) || !targ_starts(kn, 0, policy))
         return 0;
     int off = is_single ? 3 : 2, opi = off + 1;
-    if (arg_is(st[off], ln[off], "unsigned long long")) k->offset64 = 1;
-    else if (arg_is(st[off], ln[off], "int")) k->offset64 = 0;
-    else return 0;
-    if (!arg_is(st[opi], ln[opi], "cuda::std::plus<void>") ||
-        !arg_is(st[na - 2], ln[na - 2], "int") || !arg_is(st[na - 1], ln[na - 1], "cuda::std::__identity"))
+    if (tfl_kname_targ_is(kn, off, "unsigned long long")) k->offset64 = 1;
+    else if (tfl_kname_targ_is(kn, off, "int") && is_single) k->offset64 = 0;
+    else return 0;       /* (nonzero's multi-block pass counts in 64 bits) */
+    if (!targ_is(kn, opi, "cuda::std::plus<void>") || !tfl_kname_targ_is(kn, na - 2, "int") ||
+        !targ_identity(kn, na - 1))
         return 0;
-    if (is_single && (!arg_is(st[2], ln[2], "int*") || !arg_is(st[5], ln[5], "int")))
+    if (is_single && (!tfl_kname_targ_is(kn, 2, "int*") || !tfl_kname_targ_is(kn, 5, "int")))
         return 0;
-    if (parse_nonzero_iter(st[1], ln[1], &k->dtype)) {
+    if (targ_nonzero_iter(kn, 1, &k->dtype)) {
         k->nonzero_input = 1;
-    } else if (arg_is(st[1], ln[1], "int*")) {
+    } else if (tfl_kname_targ_is(kn, 1, "int*")) {
         k->nonzero_input = 0;
         k->dtype = TFL_DT_I32;
     } else {
@@ -303,47 +346,40 @@ static int parse_cub_reduce(const char *nm, scan_kernel *k)
     return 1;
 }
 
-static int parse_cub_select(const char *nm, scan_kernel *k)
+static int parse_cub_select(const tfl_kname *kn, scan_kernel *k)
 {
-    static const char sweep[] = "void cub::detail::select::DeviceSelectSweepKernel<";
-    const char *st[MAXA];
-    size_t ln[MAXA];
-    if (strncmp(nm, sweep, strlen(sweep)) != 0)
+    if (!tfl_kname_qualified(kn, "cub::detail::select::DeviceSelectSweepKernel"))
         return 0;
     /* <Policy, InputIt, FlagsIt, SelectedOut, NumSelectedOut, TileState,
      *  SelectOp, EqualityOp, OffsetT, StreamingContext, SelectImpl> */
-    if (tfl_pt_template_args(nm + strlen(sweep) - 1, st, ln, MAXA) != 11)
+    if (kn->ntargs != 11)
         return 0;
     tfl_dtype ts_dt;
     int wide;
-    if (!arg_starts(st[1], ln[1], "thrust::counting_iterator<long, ") ||
-        !parse_nonzero_iter(st[2], ln[2], &k->dtype) || !arg_is(st[3], ln[3], "long*") ||
-        !arg_is(st[4], ln[4], "int*") || !parse_tile_state(st[5], ln[5], &ts_dt, &wide) ||
-        ts_dt != TFL_DT_I32 || wide || !arg_is(st[6], ln[6], "cub::NullType") ||
-        !arg_is(st[7], ln[7], "cub::NullType") || !arg_is(st[8], ln[8], "int") ||
-        !arg_is(st[9], ln[9], "cub::detail::select::streaming_context_t<long, true>") ||
-        !arg_is(st[10], ln[10], "(cub::SelectImpl)0"))
+    if (!targ_counting_long(kn, 1) || !targ_nonzero_iter(kn, 2, &k->dtype) ||
+        !tfl_kname_targ_is(kn, 3, "long*") || !tfl_kname_targ_is(kn, 4, "int*") ||
+        !parse_tile_state(kn, 5, &ts_dt, &wide) || ts_dt != TFL_DT_I32 || wide ||
+        !targ_is(kn, 6, "cub::NullType") || !targ_is(kn, 7, "cub::NullType") ||
+        !tfl_kname_targ_is(kn, 8, "int") ||
+        !targ_is(kn, 9, "cub::detail::select::streaming_context_t<long, true>") ||
+        !targ_is(kn, 10, "(cub::SelectImpl)0"))
         return 0;
     k->kind = SK_CUB_SELECT_NONZERO;
     k->op_name = "nonzero_select";
     return 1;
 }
 
-int tfl_scan_parse(const char *dm, scan_kernel *k)
+int tfl_scan_parse(const tfl_kname *kn, scan_kernel *k)
 {
     memset(k, 0, sizeof *k);
-    if (strncmp(dm, "void at::native::(anonymous namespace)::write_indices<long>(", 59) == 0) {
+    if (tfl_kname_is(kn, "write_indices") && kn->ntargs == 1 && tfl_kname_targ_is(kn, 0, "long") &&
+        kn->nparams == 6) {
         k->kind = SK_NONZERO_UNRAVEL;
         k->op_name = "nonzero_unravel";
         return 1;
     }
-    char *nm = normalise(dm);
-    if (!nm)
-        return 0;
-    int ok = parse_aten(nm, k) || parse_cub_scan(nm, k) || parse_cub_reduce(nm, k) ||
-             parse_cub_select(nm, k);
-    free(nm);
-    return ok;
+    return parse_aten(kn, k) || parse_cub_scan(kn, k) || parse_cub_reduce(kn, k) ||
+           parse_cub_select(kn, k);
 }
 
 static int match(const char *m, void **cookie)
@@ -352,12 +388,12 @@ static int match(const char *m, void **cookie)
     if (!strstr(m, "scan") && !strstr(m, "Reduce") && !strstr(m, "Select") &&
         !strstr(m, "write_indices"))
         return 0;
-    char *dm = tfl_pt_demangle(m);
-    if (!dm)
+    tfl_kname kn;
+    if (tfl_kname_parse(m, &kn) != 0)
         return 0;
     scan_kernel k;
-    int ok = tfl_scan_parse(dm, &k);
-    free(dm);
+    int ok = tfl_scan_parse(&kn, &k);
+    tfl_kname_free(&kn);
     if (!ok)
         return 0;
     scan_kernel *c = malloc(sizeof *c);
@@ -366,6 +402,65 @@ static int match(const char *m, void **cookie)
     *c = k;
     *cookie = c;
     return 1;
+}
+
+/* The parameters scan_decode.c reads, by kernel kind (its comments give
+ * the signatures).  T is the element type, a scalar of its size; cub's
+ * ScanTileState<T, true> is a pointer, <T, false> 24 bytes; the scan
+ * functors and cub's NullType are empty (1 byte). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const scan_kernel *k = cookie;
+    static const char tok[9] = { 0, 'b', 'h', 0, 'i', 0, 0, 0, 'l' };
+    char sig[96];
+    const size_t es = tfl_dtype_size(k->dtype);
+    const char t = es <= 8 ? tok[es] : 0;
+    const char *state = k->tile_state_wide ? "24:8" : "p";
+    const char *off = k->offset64 ? "l" : "i";
+    switch (k->kind) {
+    case SK_ATEN_OUTER:         /* (tgt, src, uint orows, irows, row_size, T init, op) */
+    case SK_ATEN_INNER:         /* (tgt, src, uint rows, row_size, log_threads_x, T init, op) */
+        snprintf(sig, sizeof sig, "p p i i i %c b", t);
+        break;
+    case SK_ATEN_IDX_OUTER:     /* (self, values, indices, uint orows, irows, row_size, T init, op) */
+        snprintf(sig, sizeof sig, "p p p i i i %c b", t);
+        break;
+    case SK_ATEN_IDX_INNER:     /* (self, values, indices, int rows, int row_size, uint
+                                 *  num_threads, uint log_threads_x, T init, op) */
+        snprintf(sig, sizeof sig, "p p p i i i i %c b", t);
+        break;
+    case SK_CUB_SCAN:           /* (in, out, state, int start_tile, op, NullType, uint n) */
+        snprintf(sig, sizeof sig, "p p %s i b b i", state);
+        break;
+    case SK_CUB_SCAN_INIT:      /* (state, int num_tiles) */
+        snprintf(sig, sizeof sig, "%s i", state);
+        break;
+    case SK_CUB_COMPACT_INIT:   /* (state, int num_tiles, N *num_selected) */
+        snprintf(sig, sizeof sig, "p i p");
+        break;
+    case SK_CUB_REDUCE_SINGLE:  /* (in, int *out, OffsetT n, plus, int init, identity);
+                                 * in: transform_iterator (16 bytes) or int* */
+        snprintf(sig, sizeof sig, "%s p %s b i b", k->nonzero_input ? "16:8" : "p", off);
+        break;
+    case SK_CUB_REDUCE_MULTI:   /* (in, int *partials, u64 n, GridEvenShare<u64> (72 bytes),
+                                 * plus, identity) */
+        snprintf(sig, sizeof sig, "%s p l 72:8 b b", k->nonzero_input ? "16:8" : "p");
+        break;
+    case SK_CUB_SELECT_NONZERO: /* (counting_iterator<long>, transform_iterator, long *out,
+                                 * int *num_selected, state, NullType x2, int n, int tiles,
+                                 * streaming_context_t<long, true> (40), vsmem_t) */
+        snprintf(sig, sizeof sig, "l 16:8 p p p b b i i 40:8 p");
+        break;
+    case SK_NONZERO_UNRAVEL:    /* (long *inp, TensorDims<long> (25 longs), int ndim, long n,
+                                 * long *total, long fill_value) */
+        snprintf(sig, sizeof sig, "p 200:8 i l p l");
+        break;
+    default:
+        return 0;
+    }
+    if (!t && k->kind <= SK_ATEN_IDX_INNER)
+        return 0;
+    return tfl_klayout_sig(l, sig) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -383,4 +478,5 @@ const tfl_kfamily tfl_kfamily_scan = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -32,8 +32,9 @@ typedef struct scan_kernel {
     const char *op_name;
 } scan_kernel;
 
-/* Parse a demangled kernel name; 0 if the family does not run it. */
-int tfl_scan_parse(const char *demangled, scan_kernel *out);
+/* Parse a kernel name (its structure); 0 if the family does not run it. */
+struct tfl_kname;
+int tfl_scan_parse(const struct tfl_kname *name, scan_kernel *out);
 
 /* Run one launch of a parsed kernel. */
 tfl_status tfl_scan_run(const tfl_kcall *c, const scan_kernel *k, char *err, size_t errlen);

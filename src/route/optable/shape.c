@@ -5,34 +5,42 @@
  * F.fold) decoded into TFL_OP_SHAPE (torchfl/ops/shape.h).  The im2col
  * layouts are next to run_im2col below.
  *
- * Parameter layouts (sm_80 cubins of torch 2.11.0+cu130):
+ * Kernels are recognised by their demangled base name and template
+ * arguments (kname.h), so per-build namespace hashes do not matter.
+ * Parameter layouts (sm_80 cubins of torch 2.11.0+cu130, unchanged through
+ * 2.15; `layout()` states them as tfl_klayout_sig strings, in brackets):
  *   reflection_pad1d_out_kernel<T>(const T *in, T *out, long W, long pl,
  *     long pr) and reflection_pad1d_backward_out_kernel<T>(T *gin, const T
  *     *gout, long W, long pl, long pr): 40 bytes; plane = blockIdx.y +
  *     blockIdx.z * gridDim.y over contiguous rows.
  *   reflection_pad2d_out_kernel<T> / reflection_pad2d_backward_out_kernel<T>
  *     (in/gin @0, out/gout @8, long W @16, long H @24, int pt @32, pb @36,
- *     pl @40, pr @44, y_shift @48, z_shift @52, nplane @56): 60 bytes;
+ *     pl @40, pr @44, y_shift @48, z_shift @52, nplane @56): 60 bytes
+ *     [p p l l i x6];
  *     contiguous planes, plane (blockIdx.y + y_shift) of batch (blockIdx.z
  *     + z_shift) starts at (plane + batch * nplane) * H * W.
  *   reflection_pad3d_out_kernel<T> / _backward_out_kernel<T>
  *     (PackedTensorAccessor64<T,5> in/gin @0, out/gout @88, long pl @176,
- *     pt @184, pf @192, y_shift @200, z_shift @208): 216 bytes.
+ *     pt @184, pf @192, y_shift @200, z_shift @208): 216 bytes [a5 a5 l x4].
  *   replication_pad_forward_kernel{1,2,3}d<T> and
  *     replication_pad_backward_kernel<T> (two PackedTensorAccessor64<T,N>,
  *     N = 3/4/5: 56/72/88 bytes each, then int leading pads w / h,w /
- *     d,h,w, then int y_shift, z_shift).
+ *     d,h,w, then int y_shift, z_shift) [a3 a3 i x2], [a4 a4 i x3],
+ *     [a5 a5 i x4]; the rank is read from the accessor type.
  *   PackedTensorAccessor64<T,N>: data pointer, long sizes[N], long
  *     strides[N] (8 + 16 N bytes).
  *   Plane = blockIdx.y + y_shift, batch = blockIdx.z + z_shift: one launch
  *   covers gridDim.y planes of gridDim.z batches.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
+#include "route/optable/kname.h"
+#include "route/optable/pt_abi.h"
 
 enum { SK_REFL1 = 1, SK_REFL2, SK_REFL3, SK_REPL1, SK_REPL2, SK_REPL3, SK_IM2COL, SK_COL2IM,
        SK_COL2IM_BATCHED, SK_TRIL, SK_TRIU };
@@ -40,95 +48,147 @@ enum { SK_REFL1 = 1, SK_REFL2, SK_REFL3, SK_REPL1, SK_REPL2, SK_REPL3, SK_IM2COL
 /* cookie = kind | backward << 8 | dtype << 16 */
 #define SK_COOKIE(k, bwd, dt) ((void *)(uintptr_t)((k) | ((bwd) << 8) | ((uintptr_t)(dt) << 16)))
 
-/* dtype of the template argument that starts at p ("f", "d", "N3c104HalfE" ...) */
-static int parse_dtype(const char *p)
+/* The kernels, by base name (at::native, anonymous namespaces dropped),
+ * with the parameters each run() reads (tfl_klayout_sig tokens; all of them,
+ * in order - the header comment and run_im2col / run_triangle say what they
+ * are).  The replication kernels' signature depends on the accessors' rank
+ * N (3, 4, 5 for 1-D, 2-D, 3-D), read from the first parameter's type. */
+static const struct {
+    const char *base;
+    int kind, bwd;
+    const char *sig;
+} kernels[] = {
+    {"reflection_pad1d_out_kernel", SK_REFL1, 0, "p p l l l"},
+    {"reflection_pad1d_backward_out_kernel", SK_REFL1, 1, "p p l l l"},
+    {"reflection_pad2d_out_kernel", SK_REFL2, 0, "p p l l i x6"},
+    {"reflection_pad2d_backward_out_kernel", SK_REFL2, 1, "p p l l i x6"},
+    {"reflection_pad3d_out_kernel", SK_REFL3, 0, "a5 a5 l x4"},
+    {"reflection_pad3d_backward_out_kernel", SK_REFL3, 1, "a5 a5 l x4"},
+    {"replication_pad_forward_kernel1d", SK_REPL1, 0, NULL},
+    {"replication_pad_forward_kernel2d", SK_REPL2, 0, NULL},
+    {"replication_pad_forward_kernel3d", SK_REPL3, 0, NULL},
+    {"replication_pad_backward_kernel", SK_REPL1, 1, NULL},
+    {"im2col_kernel", SK_IM2COL, 0, "l p l x11 p"},
+    {"col2im_kernel", SK_COL2IM, 1, "l p l x11 p"},
+    {"col2im_batched_kernel", SK_COL2IM_BATCHED, 1, "l p l x13 p l"},
+    {"tril_indices_kernel", SK_TRIL, 0, "p l x4"},
+    {"triu_indices_kernel", SK_TRIU, 0, "p l x4"},
+};
+/* replication_pad_*: two PackedTensorAccessor64<T, N>, N - 2 int leading
+ * pads, then int y_shift, z_shift. */
+static const char *const repl_sig[] = {"a3 a3 i x2", "a4 a4 i x3", "a5 a5 i x4"};
+
+/* The rank N of parameter i when it is a 64-bit-index packed accessor
+ * (GenericPackedTensorAccessor<TensorAccessor<..>, IndexBoundsCheck<N, long>,
+ * T, N, PtrTraits, long>, the PackedTensorAccessor64<T, N> the decoder
+ * reads), else 0. */
+static int pta64_rank(const tfl_kname *k, int i)
 {
-    static const struct { const char *m; tfl_dtype dt; } t[] = {
-        {"f", TFL_DT_F32}, {"d", TFL_DT_F64}, {"N3c104HalfE", TFL_DT_F16},
-        {"N3c108BFloat16E", TFL_DT_BF16}, {"N3c107complexIfEE", TFL_DT_C64},
-        {"N3c107complexIdEE", TFL_DT_C128}, {"a", TFL_DT_I8}, {"h", TFL_DT_U8},
-        {"i", TFL_DT_I32}, {"l", TFL_DT_I64}, {"b", TFL_DT_BOOL},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-        size_t n = strlen(t[i].m);
-        /* the argument list ends with 'E' right after the type */
-        if (!strncmp(p, t[i].m, n) && p[n] == 'E')
-            return (int)t[i].dt;
-    }
-    return -1;
+    static const char pre[] = "GenericPackedTensorAccessor<";
+    if (!tfl_kname_param_starts(k, i, pre))
+        return 0;
+    const char *a[8];
+    size_t al[8];
+    int n = tfl_pt_template_args(k->param[i] + sizeof pre - 2, a, al, 8);
+    char buf[8];
+    if (n != 6 || al[3] == 0 || al[3] >= sizeof buf || al[5] != 4 || memcmp(a[5], "long", 4))
+        return 0;
+    memcpy(buf, a[3], al[3]);
+    buf[al[3]] = '\0';
+    char *end;
+    long r = strtol(buf, &end, 10);
+    return (*end == '\0' || !strcmp(end, "ul")) && r >= 1 && r <= 25 ? (int)r : 0;
 }
+
+/* The cookie for a parsed name, or 0 when the kernel is not one of ours.
+ * Every template argument is accounted for: the element type(s), nothing
+ * else (none of these kernels has a tuning constant). */
+static uintptr_t cookie_of(const tfl_kname *k)
+{
+    size_t i = 0;
+    while (i < sizeof kernels / sizeof *kernels &&
+           !(tfl_kname_is(k, kernels[i].base) && k->name_len == k->base_len))
+        i++;
+    if (i == sizeof kernels / sizeof *kernels)
+        return 0;
+    int kind = kernels[i].kind;
+    tfl_dtype dt, acc;
+    if (!tfl_kname_targ_dtype(k, 0, &dt))
+        return 0;
+    switch (kind) {
+    case SK_TRIL:
+    case SK_TRIU:
+        if (k->ntargs != 1 || (dt != TFL_DT_I32 && dt != TFL_DT_I64))
+            return 0;
+        break;
+    case SK_COL2IM:
+        /* <T, accT>: only float/float and double/double (one accumulation) */
+        if (k->ntargs != 2 || !tfl_kname_targ_dtype(k, 1, &acc) || acc != dt ||
+            (dt != TFL_DT_F32 && dt != TFL_DT_F64))
+            return 0;
+        break;
+    case SK_COL2IM_BATCHED:
+        if (k->ntargs != 1 || (dt != TFL_DT_F32 && dt != TFL_DT_F64))
+            return 0;
+        break;
+    case SK_REFL3:
+        if (k->ntargs != 1 || pta64_rank(k, 0) != 5 || pta64_rank(k, 1) != 5)
+            return 0;
+        break;
+    case SK_REPL1: {
+        /* one backward kernel for every rank: the kind follows N */
+        int n = pta64_rank(k, 0);
+        if (k->ntargs != 1 || n < 3 || n > 5 || pta64_rank(k, 1) != n ||
+            (!kernels[i].bwd && n != 3))
+            return 0;
+        kind = SK_REPL1 + (n - 3);
+        break;
+    }
+    case SK_REPL2:
+    case SK_REPL3:
+        if (k->ntargs != 1 || pta64_rank(k, 0) != 3 + (kind - SK_REPL1) ||
+            pta64_rank(k, 1) != 3 + (kind - SK_REPL1))
+            return 0;
+        break;
+    default:
+        if (k->ntargs != 1)
+            return 0;
+    }
+    return (uintptr_t)SK_COOKIE(kind, kernels[i].bwd, dt);
+}
+
+static int layout(void *cookie, tfl_klayout *l);
 
 static int match(const char *m, void **cookie)
 {
-    static const struct { const char *file, *name; int kind, bwd; } k[] = {
-        {"ReflectionPad_cu", "27reflection_pad1d_out_kernelI", SK_REFL1, 0},
-        {"ReflectionPad_cu", "36reflection_pad1d_backward_out_kernelI", SK_REFL1, 1},
-        {"ReflectionPad_cu", "27reflection_pad2d_out_kernelI", SK_REFL2, 0},
-        {"ReflectionPad_cu", "36reflection_pad2d_backward_out_kernelI", SK_REFL2, 1},
-        {"ReflectionPad_cu", "27reflection_pad3d_out_kernelI", SK_REFL3, 0},
-        {"ReflectionPad_cu", "36reflection_pad3d_backward_out_kernelI", SK_REFL3, 1},
-        {"ReplicationPadding_cu", "32replication_pad_forward_kernel1dI", SK_REPL1, 0},
-        {"ReplicationPadding_cu", "32replication_pad_forward_kernel2dI", SK_REPL2, 0},
-        {"ReplicationPadding_cu", "32replication_pad_forward_kernel3dI", SK_REPL3, 0},
-        {"ReplicationPadding_cu", "31replication_pad_backward_kernelI", SK_REPL1, 1},
-    };
-    if (strncmp(m, "_ZN2at6native", 13))
+    /* cheap filter before demangling: every name has one of these */
+    if (!strstr(m, "pad") && !strstr(m, "col") && !strstr(m, "_indices_kernel"))
         return 0;
-    if (!strncmp(m + 13, "19tril_indices_kernelI", 22) ||
-        !strncmp(m + 13, "19triu_indices_kernelI", 22)) {
-        const char *p = m + 35;
-        const int kind = m[18] == 'l' ? SK_TRIL : SK_TRIU; /* "19tri[lu]" */
-        if (!strcmp(p, "iEEvPT_lllll"))
-            *cookie = SK_COOKIE(kind, 0, TFL_DT_I32);
-        else if (!strcmp(p, "lEEvPT_lllll"))
-            *cookie = SK_COOKIE(kind, 0, TFL_DT_I64);
-        else
-            return 0;
-        return 1;
-    }
-    if (!strncmp(m + 13, "13im2col_kernelI", 16)) {
-        int dt = parse_dtype(m + 29);
-        if (dt < 0)
-            return 0;
-        *cookie = SK_COOKIE(SK_IM2COL, 0, dt);
-        return 1;
-    }
-    if (!strncmp(m + 13, "13col2im_kernelI", 16)) {
-        /* <dt, accT>: only float/float and double/double (same accumulation) */
-        const char *p = m + 29;
-        if (!strncmp(p, "ffEE", 4))
-            *cookie = SK_COOKIE(SK_COL2IM, 1, TFL_DT_F32);
-        else if (!strncmp(p, "ddEE", 4))
-            *cookie = SK_COOKIE(SK_COL2IM, 1, TFL_DT_F64);
-        else
-            return 0;
-        return 1;
-    }
-    if (!strncmp(m + 13, "21col2im_batched_kernelI", 24)) {
-        int dt = parse_dtype(m + 37);
-        if (dt != TFL_DT_F32 && dt != TFL_DT_F64)
-            return 0;
-        *cookie = SK_COOKIE(SK_COL2IM_BATCHED, 1, dt);
-        return 1;
-    }
-    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
-        const char *p = strstr(m, k[i].name);
-        if (!p || !strstr(m, k[i].file))
-            continue;
-        int dt = parse_dtype(p + strlen(k[i].name));
-        if (dt < 0)
-            return 0;
-        int kind = k[i].kind;
-        if (kind >= SK_REPL1) {
-            /* the accessor rank N (3, 4, 5) from IndexBoundsCheck<N, long> */
-            const char *r = strstr(m, "IndexBoundsCheckILm");
-            if (!r || r[19] < '3' || r[19] > '5' || r[20] != 'E')
-                return 0;
-            kind = SK_REPL1 + (r[19] - '3');
-        }
-        *cookie = SK_COOKIE(kind, k[i].bwd, dt);
-        return 1;
-    }
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
+        return 0;
+    uintptr_t c = cookie_of(&k);
+    /* the name's parameter list has the count the decoder's layout states */
+    tfl_klayout l = { 0 };
+    if (c && (!layout((void *)c, &l) || l.n != k.nparams))
+        c = 0;
+    tfl_kname_free(&k);
+    if (!c)
+        return 0;
+    *cookie = (void *)c;
+    return 1;
+}
+
+/* The parameters run() reads for this cookie's kernel (the table above). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const uintptr_t c = (uintptr_t)cookie;
+    const int kind = (int)(c & 0xff), bwd = (int)((c >> 8) & 0xff);
+    if (kind >= SK_REPL1 && kind <= SK_REPL3)
+        return tfl_klayout_sig(l, repl_sig[kind - SK_REPL1]) == 0;
+    for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
+        if (kernels[i].kind == kind && kernels[i].bwd == bwd && kernels[i].sig)
+            return tfl_klayout_sig(l, kernels[i].sig) == 0;
     return 0;
 }
 
@@ -183,11 +243,11 @@ static void accessor(const tfl_kcall *c, int i, int n, void **ptr, int64_t *size
 
 /* im2col_kernel<T>(long n, const T *im, long height, width, kh, kw, pad_h,
  * pad_w, stride_h, stride_w, dil_h, dil_w, height_col, width_col, T *col):
- * one image, n = channels * height_col * width_col (120 bytes).
+ * one image, n = channels * height_col * width_col (120 bytes, [l p l x11 p]).
  * col2im_kernel<T, acc>(long n, const T *col, the same 12 longs, T *im):
  * one image, n = channels * height * width (120 bytes).
  * col2im_batched_kernel<T>(long n, const T *col, long col_batch_stride,
- * long nbatch, the same 12 longs, T *im, long im_batch_stride) (144 bytes). */
+ * long nbatch, the same 12 longs, T *im, long im_batch_stride) (144 bytes, [l p l x13 p l]). */
 static tfl_status run_im2col(const tfl_kcall *c, int kind, tfl_dtype dt, char *err, size_t errlen)
 {
     tfl_op op = { .kind = TFL_OP_SHAPE, .name = kind == SK_IM2COL ? "im2col" : "col2im" };
@@ -259,7 +319,7 @@ static tfl_status run_im2col(const tfl_kcall *c, int kind, tfl_dtype dt, char *e
 /* tril_indices_kernel<T>(T *out, long row_offset, long m_first_row, long
  * col, long trapezoid_size, long tril_size) and triu_indices_kernel<T>(T
  * *out, long col_offset, long m_first_row, long col, long rectangle_size,
- * long triu_size) (TensorFactories.cu; 48 bytes). */
+ * long triu_size) (TensorFactories.cu; 48 bytes, [p l x4]). */
 static tfl_status run_triangle(const tfl_kcall *c, int kind, tfl_dtype dt, char *err,
                                size_t errlen)
 {
@@ -396,4 +456,5 @@ const tfl_kfamily tfl_kfamily_shape = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

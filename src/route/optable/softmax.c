@@ -1,15 +1,19 @@
 /*
  * softmax.c - the "softmax" kernel family of the semantic op table
- * (aten/src/ATen/native/cuda/SoftMax.cu and PersistentSoftmax.cuh, torch
- * 2.11; parameter layouts from the sm_80 cubins, docs/kernel-families.md):
+ * (aten/src/ATen/native/cuda/SoftMax.cu and PersistentSoftmax.cuh; the
+ * parameter layouts, stated by layout() per kernel, are those of the sm_80
+ * cubins of torch 2.11 to 2.15):
  *
- *   softmax_warp_forward<in, out, acc, log2_elements, is_log, is_masked>
+ *   softmax_warp_forward<in, out, acc, log2_elements, is_log, is_masked
+ *       [, warp_size (2.12+)]>
  *       (out *dst, const in *src, int batch, int stride, int element_count,
  *        const bool *mask, int head_chunk_size, bool is_transformer_mask)
- *   softmax_warp_backward<in, out, acc, log2_elements, is_log, is_masked>
+ *   softmax_warp_backward<in, out, acc, log2_elements, is_log, is_masked
+ *       [, warp_size (2.12+)]>
  *       (out *grad_input, const in *grad, const in *output, int batch,
  *        int stride, int element_count, const bool *mask)
  *       rows b < batch of element_count elements, b * stride apart.
+ *       log2_elements and warp_size only split a row over a warp's lanes.
  *   cunn_SoftMaxForward<ILP, scalar, acc, out, Epilogue>(out *, const scalar *, int classes)
  *   cunn_SoftMaxForwardSmem<ILP, scalar, acc, out, Epilogue, index_t>(out *, const scalar *, index_t)
  *   cunn_SoftMaxForwardReg<scalar, acc, out, Epilogue, index_t, regs>(out *, const scalar *, index_t)
@@ -18,15 +22,21 @@
  *       one block per row: rows = gridDim.x, contiguous rows of classes.
  *   cunn_SpatialSoftMaxForward<scalar, acc, out, index_t, Epilogue>
  *       (out *, const scalar *, index_t outer, index_t dim, index_t inner)
- *   cunn_SpatialSoftMaxBackward<scalar, acc, out, Epilogue>
+ *   cunn_SpatialSoftMaxBackward<scalar, acc, out, Epilogue>          (2.11-2.14)
  *       (scalar *grad_input, const out *output, const out *grad_output,
  *        uint32_t outer, uint32_t dim, uint32_t inner)
+ *   cunn_SpatialSoftMaxBackward<scalar, acc, out, index_t, Epilogue>  (2.15)
+ *       (the same pointers, index_t outer, dim, inner; index_t int or long)
+ *   ILP and regs only shape the per-thread loads.
  *
- * The masked warp softmax (is_masked, used by fused attention paths) is
- * not claimed.
+ * Kernels are recognised by base name and a template-argument shape; the
+ * Epilogue (SoftMax / LogSoftMax, Forward / Backward) says log or not.  The
+ * masked warp softmax (is_masked, used by fused attention paths) is not
+ * claimed.
  */
 #include "route/optable.h"
 #include "route/dispatch.h"
+#include "route/optable/kname.h"
 #include "mem/mem.h"
 
 #include <stdio.h>
@@ -35,107 +45,135 @@
 
 typedef enum { K_WARP_FWD, K_WARP_BWD, K_BLOCK_FWD, K_BLOCK_BWD, K_SPATIAL_FWD, K_SPATIAL_BWD } skind;
 
+/* The size argument(s): uint32_t (2.11 spatial backward), int or int64_t. */
+typedef enum { IDX_U32, IDX_I32, IDX_I64 } sidx;
+
 typedef struct scookie {
     skind k;
     int log;
     tfl_dtype a, b;          /* first two template types (see run())        */
-    int idx64;               /* size argument is 64-bit                     */
+    sidx idx;                /* type of the size arguments                  */
     const char *name;
 } scookie;
 
-/* A float type at *s: f, d, c10::Half, c10::BFloat16, or a substitution
- * (S<n>_), which in these names always repeats the last class type. */
-static int ptype(const char **s, tfl_dtype *last_cls, tfl_dtype *out)
+/* Each kernel's template arguments, one letter each:
+ *   T  a floating element type (float, double, c10::Half, c10::BFloat16)
+ *   I  an integer constant that only shapes the launch (ILP, log2, regs)
+ *   B  a bool constant (is_log, is_masked)
+ *   E  the epilogue
+ *   X  index_t: int or long
+ *   *  any further arguments must be integer constants (warp size)
+ * and the size arguments' type when there is no X (sized: see sidx). */
+static const struct {
+    const char *base, *shape;
+    skind k;
+    int nparams;
+    sidx idx;
+} KERNELS[] = {
+    { "softmax_warp_forward", "TTTIBB*", K_WARP_FWD, 8, IDX_I32 },
+    { "softmax_warp_backward", "TTTIBB*", K_WARP_BWD, 7, IDX_I32 },
+    { "cunn_SoftMaxForward", "ITTTE", K_BLOCK_FWD, 3, IDX_I32 },
+    { "cunn_SoftMaxForwardSmem", "ITTTEX", K_BLOCK_FWD, 3, IDX_I32 },
+    { "cunn_SoftMaxForwardReg", "TTTEXI", K_BLOCK_FWD, 3, IDX_I32 },
+    { "cunn_SoftMaxBackward", "ITTTE", K_BLOCK_BWD, 4, IDX_I64 },
+    { "cunn_SoftMaxBackwardSmem", "ITTTE", K_BLOCK_BWD, 4, IDX_I64 },
+    { "cunn_SpatialSoftMaxForward", "TTTXE", K_SPATIAL_FWD, 5, IDX_I32 },
+    { "cunn_SpatialSoftMaxBackward", "TTTE", K_SPATIAL_BWD, 6, IDX_U32 },
+    { "cunn_SpatialSoftMaxBackward", "TTTXE", K_SPATIAL_BWD, 6, IDX_I32 },
+};
+
+static int float_type(const tfl_kname *k, int i, tfl_dtype *dt)
 {
-    if (!strncmp(*s, "N3c104HalfE", 11)) { *s += 11; *out = *last_cls = TFL_DT_F16; return 0; }
-    if (!strncmp(*s, "N3c108BFloat16E", 15)) { *s += 15; *out = *last_cls = TFL_DT_BF16; return 0; }
-    if ((*s)[0] == 'S') {
-        const char *q = *s + 1;
-        while ((*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'Z'))
-            q++;
-        if (*q != '_' || *last_cls == TFL_DT_COUNT)
-            return -1;
-        *s = q + 1;
-        *out = *last_cls;
-        return 0;
-    }
-    if (**s == 'f') { (*s)++; *out = TFL_DT_F32; return 0; }
-    if (**s == 'd') { (*s)++; *out = TFL_DT_F64; return 0; }
-    return -1;
+    return tfl_kname_targ_dtype(k, i, dt) &&
+           (*dt == TFL_DT_F32 || *dt == TFL_DT_F64 || *dt == TFL_DT_F16 || *dt == TFL_DT_BF16);
 }
 
-static int skip_int_arg(const char **s)   /* "Li<digits>E" */
+/* Walk k's template arguments by shape; fill c (types, log, index type). */
+static int by_shape(const tfl_kname *k, const char *shape, int backward, scookie *c)
 {
-    if (strncmp(*s, "Li", 2))
-        return -1;
-    *s += 2;
-    while (**s >= '0' && **s <= '9')
-        (*s)++;
-    if (**s != 'E')
-        return -1;
-    (*s)++;
-    return 0;
+    tfl_dtype t[3];
+    int nt = 0, nb = 0, i = 0;
+    long long v, b[2] = { 0, 0 };
+    for (const char *s = shape; *s; s++, i++) {
+        switch (*s) {
+        case 'T':
+            if (nt == 3 || !float_type(k, i, &t[nt++]))
+                return 0;
+            break;
+        case 'I':
+            if (!tfl_kname_targ_int(k, i, &v) || tfl_kname_targ_is(k, i, "true") ||
+                tfl_kname_targ_is(k, i, "false"))
+                return 0;
+            break;
+        case 'B':
+            if (nb == 2 || !(tfl_kname_targ_is(k, i, "true") || tfl_kname_targ_is(k, i, "false")))
+                return 0;
+            tfl_kname_targ_int(k, i, &b[nb++]);
+            break;
+        case 'X':
+            if (!tfl_kname_targ_is(k, i, "int") && !tfl_kname_targ_is(k, i, "long"))
+                return 0;
+            c->idx = tfl_kname_targ_is(k, i, "long") ? IDX_I64 : IDX_I32;
+            break;
+        case 'E': {
+            const char *want = backward ? "SoftMaxBackwardEpilogue" : "SoftMaxForwardEpilogue";
+            if (tfl_kname_targ_starts(k, i, "Log"))
+                c->log = 1;
+            if (i >= k->ntargs || k->targ_len[i] != strlen(want) + (c->log ? 3 : 0) ||
+                memcmp(k->targ[i] + (c->log ? 3 : 0), want, strlen(want)) != 0)
+                return 0;
+            break;
+        }
+        case '*':               /* the rest: integer constants */
+            for (; i < k->ntargs; i++)
+                if (!tfl_kname_targ_int(k, i, &v) || tfl_kname_targ_is(k, i, "true") ||
+                    tfl_kname_targ_is(k, i, "false"))
+                    return 0;
+            i--;                /* the loop's i++ lands on ntargs */
+            break;
+        }
+    }
+    if (i != k->ntargs || nt != 3)
+        return 0;
+    if (nb == 2) {              /* warp kernels: is_log, is_masked (not claimed) */
+        c->log = (int)b[0];
+        if (b[1])
+            return 0;
+    }
+    c->a = t[0];
+    c->b = c->k == K_WARP_FWD || c->k == K_WARP_BWD ? t[1] : t[2];
+    return 1;
 }
 
 static int match(const char *m, void **cookie)
 {
-    static const struct { const char *mk; skind k; int ilp; const char *name; } K[] = {
-        {"20softmax_warp_forwardI", K_WARP_FWD, 0, "softmax_fwd"},
-        {"21softmax_warp_backwardI", K_WARP_BWD, 0, "softmax_bwd"},
-        {"19cunn_SoftMaxForwardI", K_BLOCK_FWD, 1, "softmax_fwd"},
-        {"23cunn_SoftMaxForwardSmemI", K_BLOCK_FWD, 1, "softmax_fwd"},
-        {"22cunn_SoftMaxForwardRegI", K_BLOCK_FWD, 0, "softmax_fwd"},
-        {"20cunn_SoftMaxBackwardI", K_BLOCK_BWD, 1, "softmax_bwd"},
-        {"24cunn_SoftMaxBackwardSmemI", K_BLOCK_BWD, 1, "softmax_bwd"},
-        {"26cunn_SpatialSoftMaxForwardI", K_SPATIAL_FWD, 0, "softmax_fwd"},
-        {"27cunn_SpatialSoftMaxBackwardI", K_SPATIAL_BWD, 0, "softmax_bwd"},
-    };
-    if (!m || strncmp(m, "_ZN", 3) || !strstr(m, "_SoftMax_cu_"))
+    if (!m || (!strstr(m, "softmax_warp_") && !strstr(m, "SoftMax")))
+        return 0;                           /* cheap filter before demangling */
+    tfl_kname k;
+    if (tfl_kname_parse(m, &k) != 0)
         return 0;
-    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
-        const char *s = strstr(m, K[i].mk);
-        if (!s)
-            continue;
-        s += strlen(K[i].mk);
-        if (K[i].ilp && skip_int_arg(&s))
-            return 0;
-        scookie c = {.k = K[i].k};
-        tfl_dtype cls = TFL_DT_COUNT, acc;
-        if (ptype(&s, &cls, &c.a) || ptype(&s, &cls, &c.b) || ptype(&s, &cls, &acc))
-            return 0;
-        if (c.k == K_WARP_FWD || c.k == K_WARP_BWD) {
-            /* <in, out, acc, log2, is_log, is_masked> */
-            if (skip_int_arg(&s) || strncmp(s, "Lb", 2))
-                return 0;
-            c.log = s[2] == '1';
-            if (strncmp(s + 3, "ELb0E", 5))
-                return 0;                          /* masked: not claimed */
-        } else {
-            /* scalar, acc, out: a = scalar, b = out */
-            c.b = acc;
-            if (c.k == K_SPATIAL_FWD) {
-                if (*s != 'i' && *s != 'l')
-                    return 0;
-                c.idx64 = *s == 'l';
-                s++;
-            }
-            const char *ep = strstr(s, "SoftMax");
-            if (!ep)
-                return 0;
-            c.log = ep > s && !strncmp(ep - 3, "Log", 3);
-            if (c.k == K_BLOCK_FWD)
-                c.idx64 = strstr(s, "EpilogueElLi") != NULL || strstr(s, "EpilogueElEE") != NULL;
-        }
-        c.name = c.log ? (c.k == K_WARP_BWD || c.k == K_BLOCK_BWD || c.k == K_SPATIAL_BWD
-                          ? "log_softmax_bwd" : "log_softmax_fwd") : K[i].name;
-        scookie *p = malloc(sizeof *p);
-        if (!p)
-            return 0;
-        *p = c;
-        *cookie = p;
-        return 1;
+    scookie c;
+    int found = 0;
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0] && !found; i++) {
+        memset(&c, 0, sizeof c);
+        c.k = KERNELS[i].k;
+        c.idx = KERNELS[i].idx;
+        int bwd = c.k == K_WARP_BWD || c.k == K_BLOCK_BWD || c.k == K_SPATIAL_BWD;
+        found = tfl_kname_is(&k, KERNELS[i].base) && k.nparams == KERNELS[i].nparams &&
+                by_shape(&k, KERNELS[i].shape, bwd, &c);
+        if (found)
+            c.name = c.log ? (bwd ? "log_softmax_bwd" : "log_softmax_fwd")
+                           : (bwd ? "softmax_bwd" : "softmax_fwd");
     }
-    return 0;
+    tfl_kname_free(&k);
+    if (!found)
+        return 0;
+    scookie *p = malloc(sizeof *p);
+    if (!p)
+        return 0;
+    *p = c;
+    *cookie = p;
+    return 1;
 }
 
 static const char *op_name(void *cookie)
@@ -144,6 +182,16 @@ static const char *op_name(void *cookie)
 }
 
 #define ARG(T, i) TFL_KARG(call, T, i)
+
+/* Size argument i, of the kernel's index type. */
+static int64_t size_arg(const tfl_kcall *call, sidx idx, int i)
+{
+    switch (idx) {
+    case IDX_U32: return ARG(uint32_t, i);
+    case IDX_I32: return ARG(int32_t, i);
+    default:      return ARG(int64_t, i);
+    }
+}
 
 static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t errlen)
 {
@@ -172,7 +220,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
             return TFL_ERR_UNSUPPORTED;
         s->in_dtype = c->a; s->out_dtype = c->b;
         s->out = ARG(void *, 0); s->in = ARG(const void *, 1);
-        s->dim = c->idx64 ? ARG(int64_t, 2) : ARG(int32_t, 2);
+        s->dim = size_arg(call, c->idx, 2);
         s->outer = call->grid[0];
         s->outer_stride = s->dim;
         break;
@@ -189,19 +237,21 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     case K_SPATIAL_FWD:
         s->in_dtype = c->a; s->out_dtype = c->b;
         s->out = ARG(void *, 0); s->in = ARG(const void *, 1);
-        if (c->idx64) {
-            s->outer = ARG(int64_t, 2); s->dim = ARG(int64_t, 3); s->inner = ARG(int64_t, 4);
-        } else {
-            s->outer = ARG(int32_t, 2); s->dim = ARG(int32_t, 3); s->inner = ARG(int32_t, 4);
-        }
-        s->outer_stride = s->dim * s->inner;
+        s->outer = size_arg(call, c->idx, 2);
+        s->dim = size_arg(call, c->idx, 3);
+        s->inner = size_arg(call, c->idx, 4);
+        if (__builtin_mul_overflow(s->dim, s->inner, &s->outer_stride))
+            s->outer_stride = -1;               /* refused below */
         break;
     case K_SPATIAL_BWD:
         s->backward = 1;
         s->out_dtype = c->a; s->in_dtype = c->b;
         s->out = ARG(void *, 0); s->in = ARG(const void *, 1); s->grad = ARG(const void *, 2);
-        s->outer = ARG(uint32_t, 3); s->dim = ARG(uint32_t, 4); s->inner = ARG(uint32_t, 5);
-        s->outer_stride = s->dim * s->inner;
+        s->outer = size_arg(call, c->idx, 3);
+        s->dim = size_arg(call, c->idx, 4);
+        s->inner = size_arg(call, c->idx, 5);
+        if (__builtin_mul_overflow(s->dim, s->inner, &s->outer_stride))
+            s->outer_stride = -1;               /* refused below */
         break;
     }
     int64_t row, n64;
@@ -228,9 +278,35 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
     return st;
 }
 
+/* The parameters, as the header comment lists them; N stands for the
+ * size arguments' type. */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    static const char *const sig[] = {
+        [K_WARP_FWD] = "p p i i i p i b",
+        [K_WARP_BWD] = "p p p i i i p",
+        [K_BLOCK_FWD] = "p p N",
+        [K_BLOCK_BWD] = "p p p N",
+        [K_SPATIAL_FWD] = "p p N N N",
+        [K_SPATIAL_BWD] = "p p p N N N",
+    };
+    const scookie *c = cookie;
+    l->n = 0;
+    if (!c)
+        return 0;
+    char buf[32];
+    size_t n = strlen(sig[c->k]);
+    memcpy(buf, sig[c->k], n + 1);
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == 'N')
+            buf[i] = c->idx == IDX_I64 ? 'l' : 'i';
+    return tfl_klayout_sig(l, buf) == 0;
+}
+
 const tfl_kfamily tfl_kfamily_softmax = {
     .name = "softmax",
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -1,13 +1,18 @@
 /*
  * sort.c - the "sort" kernel family of the semantic op table: sorting as
- * PyTorch 2.11 does it on a GPU (sort/argsort, and the sorts inside
+ * PyTorch (2.11 - 2.15) does it on a GPU (sort/argsort, and the sorts inside
  * randperm, unique, index_put_/index_add with accumulation and embedding
  * backward, with the kernels that consume them), and radix selection
  * (topk, kthvalue, median).  See docs/op-sort.md for the kernels and
  * their layouts.
  *
- * Kernels are recognised by their demangled names (once per kernel); the
- * decoding is split by kind:
+ * Kernels are recognised by structure (tfl_kname: base name, parameter
+ * count, template arguments by what they are, compared without the
+ * library-versioning namespaces of cub / thrust / libcu++, so torch 2.11's
+ * CCCL 3.0 and 2.15's CCCL 3.2 names read alike), once per kernel; each
+ * matcher also states the parameter layout its decoder reads (the cookie's
+ * sig, checked against the cubins of torch 2.11 - 2.15).  The decoding is
+ * split by kind:
  *   sort_inplace.c  PyTorch's own sort kernels (SortUtils.cuh,
  *                   SortStable.cu, Randperm.cuh);
  *   sort_cub.c      cub's radix sort kernels, emulated pass by pass;
@@ -17,6 +22,7 @@
  *   sort_select.c   radix select: topk, kthvalue, median.
  * All fill a tfl_sort_op (torchfl/ops/sort.h) that the backend runs.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +84,103 @@ int sort_value_size(const char *s, size_t len, size_t *out)
     return 0;
 }
 
+/* Copy [s, s+len) without the library-versioning namespaces
+ * (sort_internal.h); 0 if it does not fit. */
+static int norm_copy(const char *s, size_t len, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        const char *p = s + i;
+        size_t rest = len - i, skip = 0;
+        if (rest >= 16 && strncmp(p, "at_cuda_detail::", 16) == 0)
+            skip = 16;
+        else if (rest >= 5 && strncmp(p, "__4::", 5) == 0)
+            skip = 5;
+        else if (rest > 8 && (strncmp(p, "THRUST_", 7) == 0 || strncmp(p, "_V_", 3) == 0) &&
+                 i >= 8 && strncmp(p - 8, "thrust::", 8) == 0) {
+            const char *e = memchr(p, ':', rest);
+            if (e && (size_t)(e - s) + 1 < len && e[1] == ':')
+                skip = (size_t)(e - p) + 2;
+        }
+        if (skip) {
+            i += skip;
+            continue;
+        }
+        if (o + 1 >= outlen)
+            return 0;
+        out[o++] = s[i++];
+    }
+    out[o] = 0;
+    return 1;
+}
+
+int sort_targ(const tfl_kname *kn, int i, char *out)
+{
+    return i >= 0 && i < kn->ntargs && i < TFL_KNAME_MAX &&
+           norm_copy(kn->targ[i], kn->targ_len[i], out, SORT_NORM_MAX);
+}
+
+int sort_targ_is(const tfl_kname *kn, int i, const char *want)
+{
+    char b[SORT_NORM_MAX];
+    return sort_targ(kn, i, b) && strcmp(b, want) == 0;
+}
+
+int sort_targ_starts(const tfl_kname *kn, int i, const char *prefix)
+{
+    char b[SORT_NORM_MAX];
+    return sort_targ(kn, i, b) && strncmp(b, prefix, strlen(prefix)) == 0;
+}
+
+int sort_targ_has(const tfl_kname *kn, int i, const char *sub)
+{
+    char b[SORT_NORM_MAX];
+    return sort_targ(kn, i, b) && strstr(b, sub) != NULL;
+}
+
+int sort_targ_key(const tfl_kname *kn, int i, tfl_sort_key *key)
+{
+    return i >= 0 && i < kn->ntargs && i < TFL_KNAME_MAX &&
+           sort_key_type(kn->targ[i], kn->targ_len[i], key);
+}
+
+int sort_targ_ptr_key(const tfl_kname *kn, int i, tfl_sort_key *key)
+{
+    char b[SORT_NORM_MAX];
+    if (!sort_targ(kn, i, b))
+        return 0;
+    size_t len = strlen(b);
+    static const char dp[] = "thrust::device_ptr<";
+    if (strncmp(b, dp, strlen(dp)) == 0 && b[len - 1] == '>')
+        return sort_key_type(b + strlen(dp), len - strlen(dp) - 1, key);
+    if (len > 7 && strcmp(b + len - 7, " const*") == 0)
+        return sort_key_type(b, len - 7, key);
+    if (len > 1 && b[len - 1] == '*')
+        return sort_key_type(b, len - 1, key);
+    return 0;
+}
+
+int sort_targ_int_size(const tfl_kname *kn, int i, size_t *size)
+{
+    if (tfl_kname_targ_is(kn, i, "long") || tfl_kname_targ_is(kn, i, "unsigned long long") ||
+        tfl_kname_targ_is(kn, i, "unsigned long") || tfl_kname_targ_is(kn, i, "long long"))
+        *size = 8;
+    else if (tfl_kname_targ_is(kn, i, "int") || tfl_kname_targ_is(kn, i, "unsigned int"))
+        *size = 4;
+    else
+        return 0;
+    return 1;
+}
+
+int sort_sig(sort_kernel *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(k->sig, sizeof k->sig, fmt, ap);
+    va_end(ap);
+    return n > 0 && (size_t)n < sizeof k->sig;
+}
+
 static int match(const char *m, void **cookie)
 {
     /* cheap filters before demangling */
@@ -89,14 +192,15 @@ static int match(const char *m, void **cookie)
         !strstr(m, "14gatherKthValue") && !strstr(m, "12gatherMedian") && !strstr(m, "6sbtopk10gatherTopK") && !strstr(m, "6mbtopk") &&
         !strstr(m, "11scan_by_key") && !strstr(m, "12compute_mode"))
         return 0;
-    char *d = tfl_pt_demangle(m);
-    if (!d)
+    tfl_kname kn;
+    if (tfl_kname_parse(m, &kn) != 0)
         return 0;
-    sort_kernel k = { 0 };
-    int ok = sort_match_pytorch(d, &k) || sort_match_cub(d, &k) || sort_match_seq(d, &k) ||
-             sort_match_select(d, &k);
-    free(d);
-    if (!ok)
+    sort_kernel k;
+    memset(&k, 0, sizeof k);
+    int ok = sort_match_pytorch(&kn, &k) || sort_match_cub(&kn, &k) || sort_match_seq(&kn, &k) ||
+             sort_match_select(&kn, &k);
+    tfl_kname_free(&kn);
+    if (!ok || !k.sig[0])
         return 0;
     sort_kernel *p = malloc(sizeof *p);
     if (!p)
@@ -104,6 +208,14 @@ static int match(const char *m, void **cookie)
     *p = k;
     *cookie = p;
     return 1;
+}
+
+/* The signature the matcher stated (k->sig; the decoder files' header
+ * comments give each kernel's parameters). */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const sort_kernel *k = cookie;
+    return k && k->sig[0] && tfl_klayout_sig(l, k->sig) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -143,4 +255,5 @@ const tfl_kfamily tfl_kfamily_sort = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -1,7 +1,8 @@
 /*
  * sort_cub.c - the "sort" family's decoders for cub's radix sort kernels
- * as the torch 2.11.0+cu130 wheel instantiates them (CCCL 3.0, namespace
- * at_cuda_detail::cub::detail::radix_sort; sm_80 layouts from the cubins).
+ * as the torch wheels instantiate them (CCCL 3.0 in 2.11 - 2.14, 3.2 in
+ * 2.15; namespace at_cuda_detail::cub::detail::radix_sort; sm_80 layouts
+ * from the cubins, signatures from CCCL's kernels/radix_sort.cuh).
  *
  * A cub radix sort is a few launches; each digit pass is a stable
  * partition of keys_in -> keys_out (values alike) by bits [bit, bit+n) of
@@ -28,8 +29,9 @@
  *     int begin_bit, int end_bit, id): the whole sort in one block.
  *  DeviceSegmentedRadixSortKernel<Policy, alt, Order, K, V, Begin, End,
  *    int, id>(keys_in, keys_out, values_in, values_out, Begin, End,
- *    int num_segments, int current_bit, int pass_bits, id): one pass,
- *    block g sorting segment [Begin[g], End[g]).  Only PyTorch's
+ *    [int num_segments (CCCL 3.0, torch 2.11 - 2.14; unused),] int
+ *    current_bit, int pass_bits, id): one pass, block g sorting segment
+ *    [Begin[g], End[g]).  Only PyTorch's
  *    SortStable.cu offset_t {int stride; int begin} (operator[](i) =
  *    stride * (begin + i)) iterators are decoded.
  * cub's order: keys twiddled to unsigned order, -0.0 as +0.0, inverted
@@ -44,104 +46,148 @@
 
 #define ARG(c, i, T) TFL_KARG(c, T, i)
 
-static const char *kernel_args(const char *d, const char *name, const char **as, size_t *al,
-                               int max, int *n)
-{
-    const char *p = strstr(d, name);
-    if (!p)
-        return NULL;
-    p += strlen(name);
-    if (*p != '<')
-        return NULL;
-    *n = tfl_pt_template_args(p, as, al, max);
-    return *n > 0 ? p : NULL;
-}
+#define NS "cub::detail::radix_sort::"
 
-static int parse_order(const char *s, size_t len, int *desc)
+static int parse_order(const tfl_kname *kn, int i, int *desc)
 {
-    if (sort_arg_is(s, len, "(at_cuda_detail::cub::SortOrder)0"))
+    if (sort_targ_is(kn, i, "(cub::SortOrder)0"))
         *desc = 0;
-    else if (sort_arg_is(s, len, "(at_cuda_detail::cub::SortOrder)1"))
+    else if (sort_targ_is(kn, i, "(cub::SortOrder)1"))
         *desc = 1;
     else
         return 0;
     return 1;
 }
 
-static int parse_offset(const char *s, size_t len, size_t *size)
+static int identity(const tfl_kname *kn, int i)
 {
-    if (sort_arg_is(s, len, "unsigned long long") || sort_arg_is(s, len, "unsigned long") ||
-        sort_arg_is(s, len, "long") || sort_arg_is(s, len, "long long"))
-        *size = 8;
-    else if (sort_arg_is(s, len, "int") || sort_arg_is(s, len, "unsigned int"))
-        *size = 4;
-    else
+    return sort_targ_is(kn, i, "cub::detail::identity_decomposer_t");
+}
+
+/* The tuning policy (template argument 0): it only shapes the tiles. */
+static int policy(const tfl_kname *kn)
+{
+    return sort_targ_starts(kn, 0, "cub::detail::radix::policy_hub<");
+}
+
+/* A bool template argument (ALT_DIGIT_BITS: which of two tunings). */
+static int is_bool(const tfl_kname *kn, int i)
+{
+    long long v;
+    return tfl_kname_targ_int(kn, i, &v) && (v == 0 || v == 1);
+}
+
+/* "l" / "i": OffsetT as a parameter; GridEvenShare<OffsetT> (2 ints, 6
+ * OffsetT, 1 int, laid out in that order: 72 bytes for 64-bit offsets, 40
+ * for 32-bit). */
+static char off_tok(size_t off) { return off == 8 ? 'l' : 'i'; }
+static const char *even_share(size_t off) { return off == 8 ? "72:8" : "40:4"; }
+
+/* The kernels that only prepare counts for the GPU's scatter; their
+ * signatures (CCCL 3.0 and 3.2 alike):
+ *   DeviceRadixSortHistogramKernel<P, Order, K, OffsetT, D>(OffsetT *bins,
+ *     const K *keys, OffsetT n, int begin_bit, int end_bit, D)
+ *   DeviceRadixSortExclusiveSumKernel<P, OffsetT>(OffsetT *bins)
+ *   DeviceRadixSortUpsweepKernel<P, alt, Order, K, OffsetT, D>(const K *keys,
+ *     OffsetT *spine, OffsetT n, int bit, int nbits, GridEvenShare, D)
+ *   RadixSortScanBinsKernel<P, OffsetT>(OffsetT *spine, int n) */
+static int match_noop(const tfl_kname *kn, sort_kernel *k)
+{
+    size_t off;
+    int d;
+    tfl_sort_key key;
+    if (tfl_kname_qualified(kn, NS "DeviceRadixSortHistogramKernel")) {
+        if (kn->ntargs != 5 || !parse_order(kn, 1, &d) || !sort_targ_key(kn, 2, &key) ||
+            !sort_targ_int_size(kn, 3, &off) || !identity(kn, 4))
+            return 0;
+        sort_sig(k, "p p %c i i b", off_tok(off));
+    } else if (tfl_kname_qualified(kn, NS "DeviceRadixSortExclusiveSumKernel")) {
+        if (kn->ntargs != 2 || !sort_targ_int_size(kn, 1, &off))
+            return 0;
+        sort_sig(k, "p");
+    } else if (tfl_kname_qualified(kn, NS "DeviceRadixSortUpsweepKernel")) {
+        if (kn->ntargs != 6 || !is_bool(kn, 1) || !parse_order(kn, 2, &d) ||
+            !sort_targ_key(kn, 3, &key) || !sort_targ_int_size(kn, 4, &off) || !identity(kn, 5))
+            return 0;
+        sort_sig(k, "p p %c i i %s b", off_tok(off), even_share(off));
+    } else if (tfl_kname_qualified(kn, NS "RadixSortScanBinsKernel")) {
+        if (kn->ntargs != 2 || !sort_targ_int_size(kn, 1, &off))
+            return 0;
+        sort_sig(k, "p i");
+    } else {
         return 0;
+    }
+    k->kind = SK_NOOP;
+    k->name = "radix_counts";
     return 1;
 }
 
-static int identity(const char *s, size_t len)
+int sort_match_cub(const tfl_kname *kn, sort_kernel *k)
 {
-    return sort_arg_is(s, len, "at_cuda_detail::cub::detail::identity_decomposer_t");
-}
-
-#define NS "at_cuda_detail::cub::detail::radix_sort::"
-
-int sort_match_cub(const char *d, sort_kernel *k)
-{
-    const char *as[12];
-    size_t al[12];
-    int n;
-    if (kernel_args(d, NS "DeviceRadixSortOnesweepKernel", as, al, 12, &n)) {
-        if (n != 8 || !parse_order(as[1], al[1], &k->descending) ||
-            !sort_key_type(as[2], al[2], &k->key) || !sort_value_size(as[3], al[3], &k->value_size) ||
-            !sort_arg_is(as[5], al[5], "int") || !sort_arg_is(as[6], al[6], "int") || !identity(as[7], al[7]))
+    if (!tfl_kname_qualified(kn, NS "DeviceRadixSortOnesweepKernel") &&
+        !tfl_kname_qualified(kn, NS "DeviceRadixSortDownsweepKernel") &&
+        !tfl_kname_qualified(kn, NS "DeviceRadixSortSingleTileKernel") &&
+        !tfl_kname_qualified(kn, NS "DeviceSegmentedRadixSortKernel") &&
+        !tfl_kname_qualified(kn, NS "DeviceRadixSortHistogramKernel") &&
+        !tfl_kname_qualified(kn, NS "DeviceRadixSortExclusiveSumKernel") &&
+        !tfl_kname_qualified(kn, NS "DeviceRadixSortUpsweepKernel") &&
+        !tfl_kname_qualified(kn, NS "RadixSortScanBinsKernel"))
+        return 0;
+    if (!policy(kn))
+        return 0;
+    if (tfl_kname_qualified(kn, NS "DeviceRadixSortOnesweepKernel")) {
+        /* <P, Order, K, V, OffsetT, PortionOffsetT, AtomicOffsetT, D> */
+        size_t off;
+        if (kn->ntargs != 8 || kn->nparams != 12 || !parse_order(kn, 1, &k->descending) ||
+            !sort_targ_key(kn, 2, &k->key) ||
+            !sort_value_size(kn->targ[3], kn->targ_len[3], &k->value_size) ||
+            !sort_targ_int_size(kn, 4, &off) || !tfl_kname_targ_is(kn, 5, "int") ||
+            !tfl_kname_targ_is(kn, 6, "int") || !identity(kn, 7))
             return 0;
         k->offset_size = 4;
         k->kind = SK_ONESWEEP;
         k->name = "radix_pass";
-        return 1;
+        return sort_sig(k, "p x7 i i i b");
     }
-    if (kernel_args(d, NS "DeviceRadixSortDownsweepKernel", as, al, 12, &n)) {
-        if (n != 7 || !parse_order(as[2], al[2], &k->descending) ||
-            !sort_key_type(as[3], al[3], &k->key) || !sort_value_size(as[4], al[4], &k->value_size) ||
-            !parse_offset(as[5], al[5], &k->offset_size) || !identity(as[6], al[6]))
+    if (tfl_kname_qualified(kn, NS "DeviceRadixSortDownsweepKernel")) {
+        /* <P, alt, Order, K, V, OffsetT, D> */
+        if (kn->ntargs != 7 || kn->nparams != 10 || !is_bool(kn, 1) ||
+            !parse_order(kn, 2, &k->descending) || !sort_targ_key(kn, 3, &k->key) ||
+            !sort_value_size(kn->targ[4], kn->targ_len[4], &k->value_size) ||
+            !sort_targ_int_size(kn, 5, &k->offset_size) || !identity(kn, 6))
             return 0;
         k->kind = SK_DOWNSWEEP;
         k->name = "radix_pass";
-        return 1;
+        return sort_sig(k, "p x4 %c i i %s b", off_tok(k->offset_size), even_share(k->offset_size));
     }
-    if (kernel_args(d, NS "DeviceRadixSortSingleTileKernel", as, al, 12, &n)) {
-        if (n != 6 || !parse_order(as[1], al[1], &k->descending) ||
-            !sort_key_type(as[2], al[2], &k->key) || !sort_value_size(as[3], al[3], &k->value_size) ||
-            !parse_offset(as[4], al[4], &k->offset_size) || !identity(as[5], al[5]))
+    if (tfl_kname_qualified(kn, NS "DeviceRadixSortSingleTileKernel")) {
+        /* <P, Order, K, V, OffsetT, D> */
+        if (kn->ntargs != 6 || kn->nparams != 8 || !parse_order(kn, 1, &k->descending) ||
+            !sort_targ_key(kn, 2, &k->key) ||
+            !sort_value_size(kn->targ[3], kn->targ_len[3], &k->value_size) ||
+            !sort_targ_int_size(kn, 4, &k->offset_size) || !identity(kn, 5))
             return 0;
         k->kind = SK_SINGLE_TILE;
         k->name = "radix_sort_tile";
-        return 1;
+        return sort_sig(k, "p x3 %c i i b", off_tok(k->offset_size));
     }
-    if (kernel_args(d, NS "DeviceSegmentedRadixSortKernel", as, al, 12, &n)) {
-        static const char offset_t[] = "at::native::(anonymous namespace)::offset_t";
-        if (n != 9 || !parse_order(as[2], al[2], &k->descending) ||
-            !sort_key_type(as[3], al[3], &k->key) || !sort_value_size(as[4], al[4], &k->value_size) ||
-            !sort_arg_is(as[5], al[5], offset_t) || !sort_arg_is(as[6], al[6], offset_t) ||
-            !sort_arg_is(as[7], al[7], "int") || !identity(as[8], al[8]))
+    if (tfl_kname_qualified(kn, NS "DeviceSegmentedRadixSortKernel")) {
+        /* <P, alt, Order, K, V, Begin, End, int, D>: the int is OffsetT in
+         * CCCL 3.0, SegmentSizeT in 3.2; 3.2 dropped the (unused) int
+         * num_segments parameter (form 1) */
+        if (kn->ntargs != 9 || (kn->nparams != 10 && kn->nparams != 9) || !is_bool(kn, 1) ||
+            !parse_order(kn, 2, &k->descending) || !sort_targ_key(kn, 3, &k->key) ||
+            !sort_value_size(kn->targ[4], kn->targ_len[4], &k->value_size) ||
+            !tfl_kname_targ_is(kn, 5, "offset_t") || !tfl_kname_targ_is(kn, 6, "offset_t") ||
+            !tfl_kname_targ_is(kn, 7, "int") || !identity(kn, 8))
             return 0;
+        k->form = kn->nparams == 9;
         k->kind = SK_SEGMENTED;
         k->name = "radix_pass_segmented";
-        return 1;
+        /* offset_t {int stride; int begin}: 8 bytes, 4-aligned */
+        return sort_sig(k, "p x3 8:4 8:4 %s b", k->form ? "i i" : "i i i");
     }
-    static const char *const noops[] = {
-        NS "DeviceRadixSortHistogramKernel<", NS "DeviceRadixSortExclusiveSumKernel<",
-        NS "DeviceRadixSortUpsweepKernel<", NS "RadixSortScanBinsKernel<",
-    };
-    for (size_t i = 0; i < sizeof noops / sizeof noops[0]; i++)
-        if (strstr(d, noops[i]) && strstr(d, "at_cuda_detail::cub::detail::radix::policy_hub<")) {
-            k->kind = SK_NOOP;
-            k->name = "radix_counts";
-            return 1;
-        }
-    return 0;
+    return match_noop(kn, k);
 }
 
 static uint64_t read_offset(const tfl_kcall *c, int i, size_t size)
@@ -237,7 +283,11 @@ tfl_status sort_run_cub(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, in
         /* offset_t {int stride; int begin}: segment g = [bs*(bb+g), es*(eb+g)) */
         const int32_t bs = TFL_KARG_AT(c, int32_t, 4, 0), bb = TFL_KARG_AT(c, int32_t, 4, 4);
         const int32_t es = TFL_KARG_AT(c, int32_t, 5, 0), eb = TFL_KARG_AT(c, int32_t, 5, 4);
-        const int32_t segs = ARG(c, 6, int32_t), bit = ARG(c, 7, int32_t), nb = ARG(c, 8, int32_t);
+        /* CCCL 3.0 passes num_segments (the kernel ignores it), 3.2 not:
+         * the grid is the segment count either way */
+        const int a = k->form ? 6 : 7;
+        const int32_t segs = k->form ? (int32_t)c->grid[0] : ARG(c, 6, int32_t);
+        const int32_t bit = ARG(c, a, int32_t), nb = ARG(c, a + 1, int32_t);
         /* one block per segment: the grid is what sorts, so it must be
          * the segment count the offsets describe */
         if (bs != es || bs < 0 || bb < 0 || eb != bb + 1 || segs < 0 || (uint32_t)segs != c->grid[0] ||

@@ -1,6 +1,8 @@
 /*
  * sort_inplace.c - the "sort" family's decoders for PyTorch's own sort
- * kernels (torch 2.11.0+cu130, sm_80 layouts from the cubins):
+ * kernels (torch 2.11 - 2.15, sm_80 layouts from the cubins, unchanged
+ * across those releases; 2.13 dropped the 16x2 and 32x4 radix in-place
+ * instances, and the uint64-indexed TensorInfo forms are not decoded):
  *
  *  bitonicSortKVInPlace<KeyDims, -1, 16, 16, K, long, LTOp|GTOp<K,true>, uint>
  *  radixSortKVInPlace<KeyDims, -1, block, items, K, long, uint>     (453 bytes)
@@ -8,6 +10,10 @@
  *     uint keySliceSize @220, uint keySliceStride @224,
  *     TensorInfo<long,uint> values @232 (216), uint valueSliceStride @448,
  *     comparator (1 byte, empty) | bool descending @452)
+ *  warpMergeSortKVInPlace<KeyDims, -1, 128, 16, K, long, LTOp|GTOp<K,true>,
+ *    uint, WARP_SIZE> (torch 2.14+; SortUtils.cuh): bitonic's parameters
+ *    and a trailing K invalid_key (the padding of short slices, sorted
+ *    last); a stable sort with bitonic's comparator.
  *    Each slice (TensorInfo's IndexToOffset of the slice number; KeyDims
  *    -2 means the slice number itself) is sorted in place, the int64 index
  *    moving with its key.  Bitonic (slices <= 32, not stable=True) compares
@@ -36,106 +42,93 @@
 
 #define ARG(c, i, T) TFL_KARG(c, T, i)
 
-static int parse_int(const char *s, size_t len, int *out)
+/* bitonicSortKVInPlace<KeyDims, ValueDims, block, items, K, long, Cmp, uint>
+ * radixSortKVInPlace<KeyDims, ValueDims, block, items, K, long, uint>: the
+ * block / items constants only shape the launch. */
+static int match_kv(const tfl_kname *kn, sort_kernel *k)
 {
-    char buf[16];
-    if (len == 0 || len >= sizeof buf)
-        return 0;
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    char *end;
-    long v = strtol(buf, &end, 10);
-    if (*end)
-        return 0;
-    *out = (int)v;
-    return 1;
-}
-
-static int match_kv(const char *d, sort_kernel *k)
-{
-    const char *p;
-    int bitonic;
-    if ((p = strstr(d, "at::native::bitonicSortKVInPlace<")))
+    int bitonic, warp = 0;
+    long long warp_size;
+    if (tfl_kname_is(kn, "bitonicSortKVInPlace"))
         bitonic = 1;
-    else if ((p = strstr(d, "at::native::radixSortKVInPlace<")))
+    else if (tfl_kname_is(kn, "radixSortKVInPlace"))
         bitonic = 0;
+    else if (tfl_kname_is(kn, "warpMergeSortKVInPlace"))
+        bitonic = warp = 1;         /* its comparator is bitonic's; + WARP_SIZE */
     else
         return 0;
-    p = strchr(p, '<');
-    const char *as[10];
-    size_t al[10];
-    int n = tfl_pt_template_args(p, as, al, 10);
-    if (n != (bitonic ? 8 : 7))
+    const int n = kn->ntargs - warp;
+    long long kd, vd, block, items;
+    if (warp && (!tfl_kname_targ_int(kn, n, &warp_size) || kn->nparams != 8))
         return 0;
-    int kd, vd;
-    if (!parse_int(as[0], al[0], &kd) || !parse_int(as[1], al[1], &vd) || vd != -1 ||
-        (kd != -2 && kd != -1 && kd < 1))
+    if (n != (bitonic ? 8 : 7) || kn->nparams != 7 + warp || !tfl_kname_targ_int(kn, 0, &kd) ||
+        !tfl_kname_targ_int(kn, 1, &vd) || vd != -1 || (kd != -2 && kd != -1 && kd < 1) ||
+        !tfl_kname_targ_int(kn, 2, &block) || !tfl_kname_targ_int(kn, 3, &items))
         return 0;
-    if (!sort_key_type(as[4], al[4], &k->key) || !sort_arg_is(as[5], al[5], "long") ||
-        !sort_arg_is(as[n - 1], al[n - 1], "unsigned int"))
+    if (!sort_targ_key(kn, 4, &k->key) || !tfl_kname_targ_is(kn, 5, "long") ||
+        !tfl_kname_targ_is(kn, n - 1, "unsigned int"))
         return 0;
     k->value_size = 8;
-    k->key_dims = kd;
+    k->key_dims = (int)kd;
     if (bitonic) {
-        if (al[6] > 16 && strncmp(as[6], "at::native::GTOp<", 17) == 0)
+        if (tfl_kname_targ_starts(kn, 6, "GTOp<"))
             k->descending = 1;
-        else if (al[6] > 16 && strncmp(as[6], "at::native::LTOp<", 17) == 0)
+        else if (tfl_kname_targ_starts(kn, 6, "LTOp<"))
             k->descending = 0;
         else
             return 0;
-        k->kind = SK_BITONIC;
-        k->name = "sort_bitonic";
+        k->kind = warp ? SK_WARP_MERGE : SK_BITONIC;
+        k->name = warp ? "sort_warp_merge" : "sort_bitonic";
     } else {
         k->descending = -1;
         k->kind = SK_RADIX_INPLACE;
         k->name = "sort_radix_inplace";
     }
-    return 1;
+    /* (TensorInfo keys, uint slices, slice size, stride, TensorInfo values,
+     *  uint value stride, comparator (empty) | bool descending[, K
+     *  invalid_key: the warp merge sort's padding, not read]) */
+    static const char tok[9] = { 0, 'b', 'h', 0, 'i', 0, 0, 0, 'l' };
+    if (warp)
+        return sort_sig(k, "216:8 i i i 216:8 i b %c", tok[tfl_sort_key_size(k->key)]);
+    return sort_sig(k, "216:8 i i i 216:8 i b");
 }
 
-int sort_match_pytorch(const char *d, sort_kernel *k)
+int sort_match_pytorch(const tfl_kname *kn, sort_kernel *k)
 {
-    if (match_kv(d, k))
+    if (match_kv(kn, k))
         return 1;
-    if (strstr(d, "::fill_reverse_indices_kernel(long*, int, at::cuda::detail::IntDivider<unsigned int>)")) {
-        k->kind = SK_FILL_REVERSE;
+    static const char divider[] = "at::cuda::detail::IntDivider<unsigned int>";
+    if ((tfl_kname_is(kn, "fill_reverse_indices_kernel") && tfl_kname_param_is(kn, 0, "long*")) ||
+        (tfl_kname_is(kn, "fill_index_and_segment_kernel") && tfl_kname_param_is(kn, 0, "int2*"))) {
+        if (kn->ntargs || kn->nparams != 3 || !tfl_kname_param_is(kn, 1, "int") ||
+            !tfl_kname_param_is(kn, 2, divider))
+            return 0;
+        k->kind = kn->param[0][0] == 'l' ? SK_FILL_REVERSE : SK_FILL_SEGMENT;
         k->name = "sort_fill_index";
-        return 1;
+        return sort_sig(k, "p i 12:4");         /* IntDivider<uint>: 3 uints */
     }
-    if (strstr(d, "::fill_index_and_segment_kernel(int2*, int, at::cuda::detail::IntDivider<unsigned int>)")) {
-        k->kind = SK_FILL_SEGMENT;
-        k->name = "sort_fill_index";
-        return 1;
-    }
-    const char *p = strstr(d, "::sort_postprocess_kernel<");
-    if (p) {
-        p = strchr(p, '<');
-        const char *as[2];
-        size_t al[2];
-        if (tfl_pt_template_args(p, as, al, 2) != 1 || !sort_value_size(as[0], al[0], &k->value_size) ||
-            !k->value_size)
+    if (tfl_kname_is(kn, "sort_postprocess_kernel")) {
+        if (kn->ntargs != 1 || kn->nparams != 6 ||
+            !sort_value_size(kn->targ[0], kn->targ_len[0], &k->value_size) || !k->value_size)
             return 0;
         k->kind = SK_POSTPROCESS;
         k->name = "sort_gather";
-        return 1;
+        return sort_sig(k, "p p p p i i");
     }
-    p = strstr(d, "randperm_handle_duplicate_keys_kernel<");
-    if (p) {
-        p = strchr(p, '<');
-        const char *as[3];
-        size_t al[3];
-        if (tfl_pt_template_args(p, as, al, 3) != 2 || !sort_value_size(as[1], al[1], &k->value_size) ||
-            !k->value_size)
+    if (tfl_kname_is(kn, "randperm_handle_duplicate_keys_kernel")) {
+        if (kn->ntargs != 2 || kn->nparams != 5 ||
+            !sort_value_size(kn->targ[1], kn->targ_len[1], &k->value_size) || !k->value_size)
             return 0;
-        if (sort_arg_is(as[0], al[0], "int"))
+        if (tfl_kname_targ_is(kn, 0, "int"))
             k->key = TFL_SORT_KEY_I32;
-        else if (sort_arg_is(as[0], al[0], "long"))
+        else if (tfl_kname_targ_is(kn, 0, "long"))
             k->key = TFL_SORT_KEY_I64;
         else
             return 0;
         k->kind = SK_RANDPERM_TIES;
         k->name = "randperm_ties";
-        return 1;
+        /* (T *keys, OpaqueType<N> *data, T mask, int n, PhiloxCudaState) */
+        return sort_sig(k, "p p %c i 32:8", k->key == TFL_SORT_KEY_I64 ? 'l' : 'i');
     }
     return 0;
 }
@@ -184,7 +177,8 @@ static tfl_status run_kv(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, i
     int desc = k->descending;
     if (desc < 0)
         desc = *(const uint8_t *)c->args[6] != 0;
-    s->flags = (desc ? TFL_SORT_DESCENDING : 0) | (k->kind == SK_BITONIC ? TFL_SORT_NAN_EQUAL : 0);
+    s->flags = (desc ? TFL_SORT_DESCENDING : 0) |
+               (k->kind == SK_BITONIC || k->kind == SK_WARP_MERGE ? TFL_SORT_NAN_EQUAL : 0);
     if (!read_tinfo(c, 0, &s->u.slices.keys, &s->u.slices.key_ndim, s->u.slices.key_sizes,
                     s->u.slices.key_strides) ||
         !read_tinfo(c, 4, &s->u.slices.values, &s->u.slices.value_ndim, s->u.slices.value_sizes,
@@ -313,6 +307,7 @@ tfl_status sort_run_pytorch(const tfl_kcall *c, const sort_kernel *k, tfl_op *op
     switch (k->kind) {
     case SK_BITONIC:
     case SK_RADIX_INPLACE:
+    case SK_WARP_MERGE:
         return run_kv(c, k, op, route, err, errlen);
     case SK_FILL_REVERSE:
     case SK_FILL_SEGMENT:

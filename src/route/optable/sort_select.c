@@ -1,6 +1,7 @@
 /*
  * sort_select.c - the "sort" family's decoders for PyTorch's radix-select
- * kernels (Sorting.cu, torch 2.11.0+cu130, sm_80 layouts from the cubins):
+ * kernels (Sorting.cu, TensorTopK.cu, TensorModeKernel.cu; torch 2.11 -
+ * 2.15, sm_80 layouts from the cubins, unchanged across those releases):
  *
  *  gatherKthValue<T, index_t, Dim>(TensorInfo<const T, index_t> input,
  *    index_t sliceSize, index_t k, index_t numSlices, index_t stride,
@@ -98,84 +99,138 @@ static int64_t out_reach(const tfl_sort_op *s, int64_t stride)
     return s->u.select.mode == TFL_SELECT_TOPK && s->u.select.k > 0 ? (s->u.select.k - 1) * stride : 0;
 }
 
-int sort_match_select(const char *d, sort_kernel *k)
+/* TensorInfo<T, index> as a signature token: 216 bytes for 32-bit
+ * indices, 416 for 64-bit (8-aligned). */
+static const char *tinfo(int wide)
 {
-    const char *p;
-    int kind;
-    /* multi-block topk: every launch before the final gather only
-     * computes the k-th value per slice into temporaries (and cub
-     * scan-by-key sums of per-block counts keyed by BlockIdxToKey); the
-     * gather recomputes it, so they are no-ops */
-    static const char *const mb_noops[] = {
-        "at::native::mbtopk::fill<", "at::native::mbtopk::computeBlockDigitCounts<",
-        "at::native::mbtopk::computeDigitCumSum(", "at::native::mbtopk::computeBlockwiseWithinKCounts<",
-        "at::native::mbtopk::computeBlockwiseKthCounts<",
-    };
-    for (size_t i = 0; i < sizeof mb_noops / sizeof mb_noops[0]; i++)
-        if (strstr(d, mb_noops[i])) {
-            k->kind = SK_NOOP;
-            k->name = "topk_counts";
-            return 1;
-        }
-    if (strstr(d, "at_cuda_detail::cub::detail::scan_by_key::DeviceScanByKey") &&
-        strstr(d, "at::native::mbtopk::BlockIdxToKey")) {
-        k->kind = SK_NOOP;
-        k->name = "topk_counts";
-        return 1;
+    return wide ? "416:8" : "216:8";
+}
+
+/* An unsigned index template argument: 0 uint32, 1 uint64, -1 neither. */
+static int index_wide(const tfl_kname *kn, int i)
+{
+    return tfl_kname_targ_is(kn, i, "unsigned int") ? 0 : tfl_kname_targ_is(kn, i, "unsigned long") ? 1 : -1;
+}
+
+/* The multi-block topk's helper launches: every one before the final
+ * gather only computes the k-th value per slice into temporaries (and a
+ * cub scan-by-key sums per-block counts keyed by BlockIdxToKey); the
+ * gather recomputes it, so they are no-ops.  Their parameters:
+ *   fill<T, I>(T*, T value, I n)                                   T, I uint
+ *   computeDigitCumSum(short *counts, uint *digit_cum_sum, uint blocks_per_slice)
+ *   computeBlockDigitCounts<T, I, Bitwise, Dim>(TensorInfo<const T, I>, uint
+ *     slice_size, uint *ks_to_find, uint num_slices, I within_slice_stride,
+ *     int current_bit, int items_per_thread, uint blocks_per_slice, Bitwise
+ *     desired_mask, Bitwise *desires, short *counts)
+ *   computeBlockwiseWithinKCounts<Bitwise, T>(Bitwise *desires, short
+ *     *counts, uint *kthCounts, uint *ks_to_find, uint blocks_per_slice,
+ *     int current_bit, bool largest, uint *withinKCounts, T *kthValues,
+ *     uint *ks_to_find_out, Bitwise *desires_out, uint num_blocks)
+ *   computeBlockwiseKthCounts<Bitwise>(Bitwise *desires, short *counts,
+ *     uint num_blocks, uint blocks_per_slice, uint *kthCounts)
+ *   cub DeviceScanByKeyKernel / InitKernel keyed by
+ *     transform_iterator<BlockIdxToKey, counting_iterator<uint>> (8 bytes). */
+static int match_mb_noop(const tfl_kname *kn, sort_kernel *k)
+{
+    int ok;
+    if (tfl_kname_qualified(kn, "mbtopk::fill")) {
+        ok = kn->ntargs == 2 && tfl_kname_targ_is(kn, 0, "unsigned int") &&
+             tfl_kname_targ_is(kn, 1, "unsigned int") && sort_sig(k, "p i i");
+    } else if (tfl_kname_qualified(kn, "mbtopk::computeDigitCumSum")) {
+        ok = kn->nparams == 3 && sort_sig(k, "p p i");
+    } else if (tfl_kname_qualified(kn, "mbtopk::computeBlockDigitCounts")) {
+        /* <T, I, Bitwise, Dim> */
+        tfl_sort_key key;
+        long long dims;
+        int w = index_wide(kn, 1), bw = index_wide(kn, 2);
+        ok = kn->ntargs == 4 && sort_targ_key(kn, 0, &key) && w >= 0 && bw >= 0 &&
+             tfl_kname_targ_int(kn, 3, &dims) &&
+             kn->nparams == 11 && sort_sig(k, "%s i p i %c i i i %c p p", tinfo(w), w ? 'l' : 'i',
+                                           bw ? 'l' : 'i');
+    } else if (tfl_kname_qualified(kn, "mbtopk::computeBlockwiseWithinKCounts")) {
+        ok = kn->nparams == 12 && sort_sig(k, "p x3 i i b p x3 i");
+    } else if (tfl_kname_qualified(kn, "mbtopk::computeBlockwiseKthCounts")) {
+        ok = kn->nparams == 5 && sort_sig(k, "p p i i p");
+    } else if (tfl_kname_qualified(kn, "cub::detail::scan_by_key::DeviceScanByKeyKernel") &&
+               sort_targ_starts(kn, 1, "thrust::transform_iterator<mbtopk::BlockIdxToKey,")) {
+        /* (keys, keys_prev, values, out, state, int start_tile, eq, plus,
+         *  NullType, ull num_items) */
+        ok = kn->ntargs == 11 && kn->nparams == 10 && tfl_kname_targ_is(kn, 8, "unsigned long long") &&
+             sort_sig(k, "8:4 p p p p i b b b l");
+    } else if (tfl_kname_qualified(kn, "cub::detail::scan_by_key::DeviceScanByKeyInitKernel") &&
+               sort_targ_starts(kn, 1, "thrust::transform_iterator<mbtopk::BlockIdxToKey,")) {
+        /* (state, keys, uint *keys_prev, ull items_per_tile, int num_tiles) */
+        ok = kn->ntargs == 3 && kn->nparams == 5 && tfl_kname_targ_is(kn, 2, "unsigned long long") &&
+             sort_sig(k, "p 8:4 p l i");
+    } else {
+        return 0;
     }
-    if ((p = strstr(d, "at::native::compute_mode<"))) {
+    if (!ok)
+        return 0;
+    k->kind = SK_NOOP;
+    k->name = "topk_counts";
+    return 1;
+}
+
+int sort_match_select(const tfl_kname *kn, sort_kernel *k)
+{
+    int kind;
+    if (match_mb_noop(kn, k))
+        return 1;
+    if (tfl_kname_is(kn, "compute_mode")) {
         /* TensorModeKernel.cu compute_mode<T, unsigned size>: one block
-         * per slice of a contiguous input (slices of <= 2048 items) */
-        p = strchr(p, '<');
-        const char *ms[3];
-        size_t ml[3];
-        if (tfl_pt_template_args(p, ms, ml, 3) != 2 || !sort_key_type(ms[0], ml[0], &k->key))
+         * per slice of a contiguous input (slices of <= 2048 items);
+         * (const T *input, TensorInfo<T, uint> values, TensorInfo<long,
+         * uint> indices, int64 slice_size, int64 slices) */
+        long long size;
+        if (kn->ntargs != 2 || kn->nparams != 5 || !sort_targ_key(kn, 0, &k->key) ||
+            !tfl_kname_targ_int(kn, 1, &size))
             return 0;
         k->kind = SK_MODE;
         k->offset_size = 4;
         k->key_dims = -1;
         k->name = "mode";
-        return 1;
+        return sort_sig(k, "p 216:8 216:8 l l");
     }
-    if ((p = strstr(d, "at::native::mbtopk::gatherTopK<")))
+    if (tfl_kname_qualified(kn, "mbtopk::gatherTopK"))
         kind = SK_TOPK_MB;
-    else if ((p = strstr(d, "at::native::sbtopk::gatherTopK<")))
+    else if (tfl_kname_qualified(kn, "sbtopk::gatherTopK"))
         kind = SK_TOPK;
-    else if ((p = strstr(d, "at::native::(anonymous namespace)::gatherKthValue<")))
+    else if (tfl_kname_is(kn, "gatherKthValue"))
         kind = SK_KTHVALUE;
-    else if ((p = strstr(d, "at::native::(anonymous namespace)::gatherMedian<")))
+    else if (tfl_kname_is(kn, "gatherMedian"))
         kind = SK_MEDIAN;
     else
         return 0;
-    p = strchr(p, '<');
-    const char *as[5];
-    size_t al[5];
-    const int n = tfl_pt_template_args(p, as, al, 5);
-    if (n != (kind == SK_TOPK ? 4 : 3) || !sort_key_type(as[0], al[0], &k->key))
+    /* <T, index_t, Dim[, WithKthValues (sbtopk)]> */
+    long long dims;
+    if (kn->ntargs != (kind == SK_TOPK ? 4 : 3) || !sort_targ_key(kn, 0, &k->key) ||
+        !sort_targ_int_size(kn, 1, &k->offset_size) || !tfl_kname_targ_int(kn, 2, &dims) ||
+        dims == 0 || dims < -1 || dims > TFL_SORT_MAX_DIMS)
         return 0;
     /* WithKthValues (the multi-block path's precomputed k-th values) is
      * not decoded */
-    if (kind == SK_TOPK && !sort_arg_is(as[3], al[3], "false"))
+    if (kind == SK_TOPK && !tfl_kname_targ_is(kn, 3, "false"))
         return 0;
-    if (sort_arg_is(as[1], al[1], "int") || sort_arg_is(as[1], al[1], "unsigned int"))
-        k->offset_size = 4;
-    else if (sort_arg_is(as[1], al[1], "long") || sort_arg_is(as[1], al[1], "unsigned long"))
-        k->offset_size = 8;
-    else
-        return 0;
-    char buf[8];
-    if (al[2] >= sizeof buf)
-        return 0;
-    memcpy(buf, as[2], al[2]);
-    buf[al[2]] = 0;
-    k->key_dims = (int)strtol(buf, NULL, 10);
-    if (k->key_dims == 0 || k->key_dims < -1)
-        return 0;
+    k->key_dims = (int)dims;
     k->kind = kind;
     k->name = kind == SK_KTHVALUE ? "kthvalue" : kind == SK_MEDIAN ? "median" : "topk";
-    if (kind == SK_TOPK_MB)
-        k->kind = SK_TOPK_MB;
-    return 1;
+    const int w = k->offset_size == 8;
+    const char *ti = tinfo(w), i = w ? 'l' : 'i';
+    switch (kind) {
+    case SK_KTHVALUE:   /* (input, sliceSize, k, numSlices, stride, values, indices) */
+        return kn->nparams == 7 && sort_sig(k, "%s %c x3 %s %s", ti, i, ti, ti);
+    case SK_MEDIAN:     /* (values, indices, input, sliceSize, numSlices, stride, bool) */
+        return kn->nparams == 7 && sort_sig(k, "%s x2 %c x2 b", ti, i);
+    case SK_TOPK:       /* (input, sliceSize, k, bool largest, numSlices, stride, topK,
+                         *  topKStride, indices, indicesStride, T *kthValues) */
+        return kn->nparams == 11 && sort_sig(k, "%s %c %c b %c %c %s %c %s %c p", ti, i, i, i, i, ti, i, ti, i);
+    default:            /* mbtopk: the same ten with numSlices uint32, then
+                         * items_per_thread, blocks_per_slice, T *kthValues,
+                         * uint *withinKCounts, uint *kthCounts, uint num_blocks */
+        return kn->nparams == 16 &&
+               sort_sig(k, "%s %c %c b i %c %s %c %s %c i i p p p i", ti, i, i, i, ti, i, ti, i);
+    }
 }
 
 tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, int *route,

@@ -1,6 +1,8 @@
 /*
  * sort_seq.c - the "sort" family's decoders for the kernels that work on
- * what a sort produced (torch 2.11.0+cu130, sm_80 layouts from the cubins):
+ * what a sort produced (torch 2.11 - 2.15, sm_80 layouts from the cubins;
+ * cub signatures as CCCL 3.0 / 3.2 declare them; each matcher states the
+ * layout in the cookie's sig):
  *
  *  cub (at_cuda_detail::cub::detail::):
  *   scan::DeviceScanInitKernel<ScanTileState<T>>(state, int): no-op (tile
@@ -28,11 +30,16 @@
  *     keys 0:8, unique_out 8:8, values 16:16 (counting base @0, constant
  *     @8), counts 32:8, num_runs 40:8, state 48:8, int start_tile 56:4,
  *     eq 60:1, plus 61:1, int num_items 64:4): run-length encode; counts
- *     are run length * constant; start_tile must be 0.
+ *     are run length * constant; start_tile must be 0.  CCCL 3.2 (torch
+ *     2.15, form 1): constant_iterator<long, long> (base 8 bytes @0) and
+ *     two more parameters, streaming_context<K const*, long, long> 72:48
+ *     {bool first @0, bool last @1, 5 pointers} and vsmem_t 120:8; only a
+ *     single partition (first and last) is decoded.
  *   unique_by_key::DeviceUniqueByKeySweepKernel<Policy, KeysIn, ValuesIn,
  *     KeysOut, ValuesOut, NumSelected*, ScanTileState, equal_to, OffsetT,
  *     VSMemHelper>(keys_in 0:8, values_in (pointer 8:8 or thrust
- *     counting_iterator<int> 8:4), keys_out, values_out, num_selected,
+ *     counting_iterator<int> 8:4; long keys count in long from 2.13,
+ *     8:8), keys_out, values_out, num_selected,
  *     state, equality (1 byte), OffsetT num_items, int num_tiles, vsmem):
  *     the first item of every run of equal keys, all tiles in one launch
  *     (grid == num_tiles).
@@ -42,8 +49,9 @@
  *     0:8, long *keys_prev 8:8, values 16 (8, or 16 for thrust's
  *     constant_iterator<long>: base @0, constant @8), out, state, int
  *     start_tile, eq, op, init, ull num_items): keys/values/out plain
- *     pointers or thrust reverse_iterators (their base pointer, one past
- *     the sequence); embedding backward's scale_grad_by_freq counts.  The
+ *     pointers or reverse iterators (thrust's in CCCL 3.0, cuda::std's in
+ *     3.2: their base pointer, one past the sequence); embedding
+ *     backward's scale_grad_by_freq counts.  The
  *     init kernel (previous keys per tile) is a no-op; start_tile must
  *     be 0.
  *  PyTorch: _assert_async_cuda_kernel<bool>(const bool*, Msg (256 chars));
@@ -65,275 +73,352 @@
 #include "route/optable/sort_internal.h"
 
 #define ARG(c, i, T) TFL_KARG(c, T, i)
-#define NS "at_cuda_detail::cub::detail::"
+#define NS "cub::detail::"
 
-/* "long*", "long const*", "thrust::...::device_ptr<long>" -> element size */
-static int ptr_key(const char *s, size_t len, tfl_sort_key *key);
+#define SCAN NS "scan::"
 
-static int ptr_type(const char *s, size_t len, size_t *size)
+/* Pointer argument i: the bytes of what it points at. */
+static int ptr_size(const tfl_kname *kn, int i, size_t *size)
 {
     tfl_sort_key k;
-    if (!ptr_key(s, len, &k))
+    if (!sort_targ_ptr_key(kn, i, &k))
         return 0;
     *size = tfl_sort_key_size(k);
     return 1;
 }
 
-static int ptr_key(const char *s, size_t len, tfl_sort_key *key)
+/* cub::ScanTileState<T, true> / ReduceByKeyScanTileState<V, K, true>: a
+ * pointer (8 bytes); ScanTileState<T, false>: three (24). */
+static const char *tile_state(const tfl_kname *kn, int i)
 {
-    char buf[160];
-    if (len >= sizeof buf)
-        return 0;
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    const char *dp = strstr(buf, "::device_ptr<");
-    size_t tl;
-    const char *t;
-    if (dp && buf[len - 1] == '>') {
-        t = dp + 13;
-        tl = (size_t)(buf + len - 1 - t);
-    } else if (len > 7 && strcmp(buf + len - 7, " const*") == 0) {
-        t = buf;
-        tl = len - 7;
-    } else if (buf[len - 1] == '*') {
-        t = buf;
-        tl = len - 1;
-    } else {
-        return 0;
-    }
-    return sort_key_type(t, tl, key);
+    char b[SORT_NORM_MAX];
+    if (!sort_targ(kn, i, b))
+        return NULL;
+    size_t n = strlen(b);
+    int simple = strncmp(b, "cub::ScanTileState<", 19) == 0;
+    if (!simple && strncmp(b, "cub::ReduceByKeyScanTileState<", 30) != 0)
+        return NULL;
+    if (n > 7 && strcmp(b + n - 7, ", true>") == 0)
+        return "p";
+    if (simple && n > 8 && strcmp(b + n - 8, ", false>") == 0)
+        return "24:8";
+    return NULL;
 }
 
-/* does [s, s+len) contain sub? */
-static int arg_has(const char *s, size_t len, const char *sub)
+/* EmbeddingBackwardKernel.cu's segment kernels: <[scalar_t,] index_t>,
+ * their parameter lists (pointers, int64 sizes). */
+static const struct {
+    const char *base;
+    int kind, ntargs;
+    const char *sig;
+} emb[] = {
+    /* (index_t *ret, const index_t *segment_offsets, const int64 *num_segments, int64 numel) */
+    { "krn_partials_per_segment", SK_EMB_PARTIALS, 1, "p p p l" },
+    /* (ret, partials_per_segment, partials_per_segment_offset, segment_offsets, num_segments) */
+    { "krn_partial_segment_offset", SK_EMB_OFFSETS, 1, "p x4" },
+    /* (partials_per_segment, partials_per_segment_offset, num_segments, num_partials out) */
+    { "compute_num_of_partial_segments", SK_EMB_NUM, 1, "p x3" },
+    /* (indices, grad, count, int64 numel, int64 stride, partial offsets, num_partials,
+     *  acc out, int64 stride_warped) */
+    { "compute_grad_weight", SK_EMB_GRAD, 2, "p p p l l p p p l" },
+    /* (sorted, weight, int64 stride, segment_offsets, num_segments, acc, partial offsets
+     *  per segment, num_partials, int64 padding_idx, int64 stride_warped) */
+    { "sum_and_scatter", SK_EMB_SCATTER, 2, "p p l p p p p p l l" },
+};
+
+static int match_emb(const tfl_kname *kn, sort_kernel *k)
 {
-    const size_t n = strlen(sub);
-    for (size_t i = 0; i + n <= len; i++)
-        if (memcmp(s + i, sub, n) == 0)
-            return 1;
+    for (size_t i = 0; i < sizeof emb / sizeof emb[0]; i++) {
+        if (!tfl_kname_is(kn, emb[i].base))
+            continue;
+        tfl_dtype dt;
+        const int n = emb[i].ntargs;
+        if (kn->ntargs != n || !sort_targ_int_size(kn, n - 1, &k->offset_size))   /* index_t */
+            return 0;
+        if (n == 2) {                                            /* scalar_t */
+            if (!tfl_kname_targ_dtype(kn, 0, &dt))
+                return 0;
+            switch (dt) {
+            case TFL_DT_F32: k->key = TFL_SORT_KEY_F32; break;
+            case TFL_DT_F64: k->key = TFL_SORT_KEY_F64; break;
+            case TFL_DT_F16: k->key = TFL_SORT_KEY_F16; break;
+            case TFL_DT_BF16: k->key = TFL_SORT_KEY_BF16; break;
+            default: return 0;
+            }
+        }
+        k->kind = emb[i].kind;
+        k->name = "embedding_segments";
+        return sort_sig(k, "%s", emb[i].sig);
+    }
     return 0;
 }
 
-static int int_type(const char *s, size_t len, size_t *size)
+/* DeviceScanKernel<Policy, In, Out, ScanTileState<A>, ScanOp, InitValueT,
+ * OffsetT, AccumT, ForceInclusive, RealInit> */
+static int match_scan(const tfl_kname *kn, sort_kernel *k)
 {
-    if (sort_arg_is(s, len, "long") || sort_arg_is(s, len, "unsigned long long") ||
-        sort_arg_is(s, len, "unsigned long") || sort_arg_is(s, len, "long long"))
-        *size = 8;
-    else if (sort_arg_is(s, len, "int") || sort_arg_is(s, len, "unsigned int"))
-        *size = 4;
+    size_t in, out, acc, off;
+    const char *state = tile_state(kn, 3);
+    if (kn->ntargs != 10 || kn->nparams != 7 || !ptr_size(kn, 1, &in) || !ptr_size(kn, 2, &out) ||
+        !state || state[0] != 'p' || !sort_targ_int_size(kn, 6, &off) ||
+        !sort_targ_int_size(kn, 7, &acc) || !tfl_kname_targ_is(kn, 8, "false"))
+        return 0;
+    if (!sort_targ_is(kn, 4, "cuda::std::plus<void>") &&
+        !tfl_kname_targ_starts(kn, 4, "at::cuda::cub::SumOp<"))
+        return 0;
+    if (sort_targ_is(kn, 5, "cub::NullType") && sort_targ_is(kn, 9, "cub::NullType"))
+        k->descending = 0;              /* inclusive */
+    else if (sort_targ_starts(kn, 5, "cub::detail::InputValue<"))
+        k->descending = 1;              /* exclusive, with an init value */
     else
         return 0;
-    return 1;
+    size_t init = 0;
+    if (k->descending && !sort_targ_int_size(kn, 9, &init))
+        return 0;
+    k->value_size = in | out << 8 | acc << 16 | init << 24;
+    k->offset_size = off;
+    k->kind = SK_SCAN;
+    k->name = "scan";
+    /* (in, out, state, int start_tile, op, NullType | InputValue<T, T*>
+     *  (16 bytes), OffsetT num_items) */
+    return sort_sig(k, "p p p i b %s %c", k->descending ? "16:8" : "b", off == 8 ? 'l' : 'i');
 }
 
-static int match_index_kernel(const char *d, const char *name, sort_kernel *k, int kind)
+/* DeviceUniqueByKeySweepKernel<policy_hub<K, V>, KeysIn, ValuesIn,
+ * KeysOut, ValuesOut, NumSelected*, ScanTileState, equal_to, OffsetT,
+ * VSMemHelper> */
+static int match_unique_by_key(const tfl_kname *kn, sort_kernel *k)
 {
-    const char *p = strstr(d, name);
-    if (!p)
+    size_t ks, ks2, vs, ns, off;
+    const char *state = tile_state(kn, 6);
+    if (kn->ntargs != 10 || kn->nparams != 10 || !ptr_size(kn, 1, &ks) || !ptr_size(kn, 3, &ks2) ||
+        ks2 != ks || !ptr_size(kn, 4, &vs) || !ptr_size(kn, 5, &ns) || !state || state[0] != 'p' ||
+        !sort_targ_int_size(kn, 8, &off) ||
+        !sort_targ_is(kn, 9, "cub::detail::unique_by_key::VSMemHelper"))
         return 0;
-    p += strlen(name);
-    const char *as[3];
-    size_t al[3];
-    int n = tfl_pt_template_args(p, as, al, 3);
-    if (n < 1)
+    /* key type from the policy: policy_hub<K, V> */
+    char b[SORT_NORM_MAX];
+    static const char hub[] = "cub::detail::unique_by_key::policy_hub<";
+    const char *ha[3];
+    size_t hl[3];
+    if (!sort_targ(kn, 0, b) || strncmp(b, hub, strlen(hub)) != 0 ||
+        tfl_pt_template_args(b + strlen(hub) - 1, ha, hl, 3) != 2 ||
+        !sort_key_type(ha[0], hl[0], &k->key) || tfl_sort_key_size(k->key) != ks)
         return 0;
-    if (!int_type(as[n - 1], al[n - 1], &k->offset_size))   /* index_t */
-        return 0;
-    if (n == 2) {                                            /* scalar_t */
-        if (sort_arg_is(as[0], al[0], "float"))
-            k->key = TFL_SORT_KEY_F32;
-        else if (sort_arg_is(as[0], al[0], "double"))
-            k->key = TFL_SORT_KEY_F64;
-        else if (sort_arg_is(as[0], al[0], "c10::Half"))
-            k->key = TFL_SORT_KEY_F16;
-        else if (sort_arg_is(as[0], al[0], "c10::BFloat16"))
-            k->key = TFL_SORT_KEY_BF16;
+    char vin = 'p';
+    if (sort_targ_starts(kn, 2, "thrust::counting_iterator<")) {
+        /* counting_iterator<int | long, defaults[, compile_time_value<1> (a
+         * step of 1, CCCL 3.2)]>: its counter is the parameter */
+        char cb[SORT_NORM_MAX];
+        const char *ca[6];
+        size_t cl[6];
+        sort_targ(kn, 2, cb);
+        int na = tfl_pt_template_args(cb + strlen("thrust::counting_iterator"), ca, cl, 6);
+        if (na < 1 || na > 5)
+            return 0;
+        for (int a = 1; a < na; a++)
+            if (!sort_arg_is(ca[a], cl[a], "thrust::use_default") &&
+                !sort_arg_is(ca[a], cl[a], "thrust::compile_time_value<1>"))
+                return 0;
+        if (sort_arg_is(ca[0], cl[0], "int"))
+            vin = 'i';
+        else if (sort_arg_is(ca[0], cl[0], "long"))
+            vin = 'l';
         else
             return 0;
+        k->descending = vin == 'l' ? 2 : 1;  /* values: a counting iterator of 4 / 8 bytes */
+    } else {
+        size_t v2;
+        if (!ptr_size(kn, 2, &v2) || v2 != vs)
+            return 0;
+        k->descending = 0;
     }
-    k->kind = kind;
-    k->name = "embedding_segments";
-    return 1;
+    char eq[64];
+    snprintf(eq, sizeof eq, "cuda::std::equal_to<%.*s>", (int)hl[0], ha[0]);
+    if (!sort_targ_is(kn, 7, "cuda::std::equal_to<void>") && !sort_targ_is(kn, 7, eq))
+        return 0;
+    k->value_size = vs;
+    k->offset_size = off | ns << 8;
+    k->kind = SK_UNIQUE_BY_KEY;
+    k->name = "unique_by_key";
+    /* (keys_in, values_in, keys_out, values_out, num_selected, state,
+     *  equality, OffsetT num_items, int num_tiles, vsmem_t) */
+    return sort_sig(k, "p %c p x3 b %c i p", vin, off == 8 ? 'l' : 'i');
 }
 
-int sort_match_seq(const char *d, sort_kernel *k)
+/* DeviceSelectSweepKernel<Policy, K const*, NullType*, K*, N*,
+ * ScanTileState<int>, NullType, equal_to<void>, int, streaming_context_t
+ * <long, true>, SelectImpl 0>: DeviceSelect::Unique */
+static int match_select_unique(const tfl_kname *kn, sort_kernel *k)
 {
-    const char *as[12];
-    size_t al[12];
-    const char *p;
-    if (strstr(d, "at::native::_assert_async_cuda_kernel<bool>(bool const*, at::native::Msg)")) {
+    tfl_sort_key k2;
+    size_t ns;
+    if (kn->ntargs != 11 || kn->nparams != 11 || !sort_targ_ptr_key(kn, 1, &k->key) ||
+        !sort_targ_is(kn, 2, "cub::NullType*") || !sort_targ_ptr_key(kn, 3, &k2) || k2 != k->key ||
+        !ptr_size(kn, 4, &ns) || !sort_targ_is(kn, 5, "cub::ScanTileState<int, true>") ||
+        !sort_targ_is(kn, 6, "cub::NullType") || !sort_targ_is(kn, 7, "cuda::std::equal_to<void>") ||
+        !tfl_kname_targ_is(kn, 8, "int") ||
+        !sort_targ_is(kn, 9, "cub::detail::select::streaming_context_t<long, true>") ||
+        !sort_targ_is(kn, 10, "(cub::SelectImpl)0"))
+        return 0;
+    k->offset_size = ns;
+    k->kind = SK_SELECT_UNIQUE;
+    k->name = "unique";
+    /* (in, flags, out, num_selected, state, select_op, eq, int n, int tiles,
+     *  streaming_context_t (40 bytes), vsmem_t) */
+    return sort_sig(k, "p x4 b b i i 40:8 p");
+}
+
+/* DeviceReduceByKeyKernel<rle::encode::policy_hub<long, K>, K const*, K*,
+ * thrust::constant_iterator<long, C>, long*, N*, ReduceByKeyScanTileState,
+ * equal_to<void>, plus<void>, int, long[, streaming_context<K const*,
+ * long, long> (CCCL 3.2)]>: run-length encode. */
+static int match_rle(const tfl_kname *kn, sort_kernel *k)
+{
+    tfl_sort_key k2;
+    size_t ns;
+    const int form = kn->ntargs == 12;
+    char cit[64];
+    snprintf(cit, sizeof cit, "thrust::constant_iterator<long, %s, thrust::use_default>",
+             form ? "long" : "int");
+    if (!sort_targ_starts(kn, 0, "cub::detail::rle::encode::policy_hub<") ||
+        kn->ntargs != (form ? 12 : 11) || kn->nparams != (form ? 12 : 10) ||
+        !sort_targ_ptr_key(kn, 1, &k->key) || !sort_targ_ptr_key(kn, 2, &k2) || k2 != k->key ||
+        !sort_targ_is(kn, 3, cit) || !tfl_kname_targ_is(kn, 4, "long*") || !ptr_size(kn, 5, &ns) ||
+        !tile_state(kn, 6) || !sort_targ_is(kn, 7, "cuda::std::equal_to<void>") ||
+        !sort_targ_is(kn, 8, "cuda::std::plus<void>") || !tfl_kname_targ_is(kn, 9, "int") ||
+        !tfl_kname_targ_is(kn, 10, "long"))
+        return 0;
+    if (form && !sort_targ_starts(kn, 11, "cub::detail::reduce::streaming_context<"))
+        return 0;
+    k->offset_size = ns;
+    k->form = form;
+    k->kind = SK_RLE;
+    k->name = "unique_counts";
+    /* (keys, unique_out, constant_iterator (16), counts, num_runs, state,
+     *  int start_tile, eq, plus, int num_items[, streaming_context (48),
+     *  vsmem_t]) */
+    return sort_sig(k, "p p 16:8 p p p i b b i%s", form ? " 48:8 p" : "");
+}
+
+/* DeviceScanByKeyKernel<Policy, Keys, Values, Out, ReduceByKeyScanTileState
+ * <long, int>, equal_to<void>, plus<void> | cuda::maximum<void>, NullType,
+ * unsigned long long, long, long> over long keys and values */
+/* A reverse iterator over pointer type `ptr`: thrust's (CCCL 3.0) or
+ * libcu++'s cuda::std:: one (3.2); both hold just the base pointer, one
+ * past the element they read. */
+static int reverse_over(const tfl_kname *kn, int i, const char *ptr)
+{
+    char a[64], b[64];
+    snprintf(a, sizeof a, "thrust::reverse_iterator<%s>", ptr);
+    snprintf(b, sizeof b, "cuda::std::reverse_iterator<%s>", ptr);
+    return sort_targ_is(kn, i, a) || sort_targ_is(kn, i, b);
+}
+
+static int match_scan_by_key(const tfl_kname *kn, sort_kernel *k)
+{
+    if (kn->ntargs != 11 || kn->nparams != 10)
+        return 0;
+    /* keys: long const* or a reverse iterator over one */
+    int kr = reverse_over(kn, 1, "long const*");
+    if (!kr && !tfl_kname_targ_is(kn, 1, "long const*"))
+        return 0;
+    /* values: a reverse iterator over long (const) *, or thrust's
+     * constant_iterator<long> */
+    int vr = reverse_over(kn, 2, "long const*") || reverse_over(kn, 2, "long*");
+    int vc = sort_targ_starts(kn, 2, "thrust::constant_iterator<long, ");
+    if (!vr && !vc && !tfl_kname_targ_is(kn, 2, "long const*"))
+        return 0;
+    int orv = reverse_over(kn, 3, "long*");
+    if (!orv && !tfl_kname_targ_is(kn, 3, "long*"))
+        return 0;
+    if (!sort_targ_is(kn, 4, "cub::ReduceByKeyScanTileState<long, int, true>") ||
+        !sort_targ_is(kn, 5, "cuda::std::equal_to<void>") || !sort_targ_is(kn, 7, "cub::NullType") ||
+        !tfl_kname_targ_is(kn, 8, "unsigned long long") || !tfl_kname_targ_is(kn, 9, "long") ||
+        !tfl_kname_targ_is(kn, 10, "long"))
+        return 0;
+    if (sort_targ_is(kn, 6, "cuda::std::plus<void>"))
+        k->descending = TFL_SORT_SCAN_OP_SUM;
+    else if (sort_targ_is(kn, 6, "cuda::maximum<void>"))
+        k->descending = TFL_SORT_SCAN_OP_MAX;
+    else
+        return 0;
+    k->key_dims = kr | vr << 1 | orv << 2 | vc << 3;   /* iterator kinds */
+    k->kind = SK_SCAN_BY_KEY;
+    k->name = "scan_by_key";
+    /* (keys, long *keys_prev, values (8, or 16: constant_iterator), out,
+     *  state, int start_tile, eq, op, init, ull num_items) */
+    return sort_sig(k, "p p %s p p i b b b l", vc ? "16:8" : "p");
+}
+
+int sort_match_seq(const tfl_kname *kn, sort_kernel *k)
+{
+    if (tfl_kname_is(kn, "_assert_async_cuda_kernel")) {
+        if (kn->ntargs != 1 || !tfl_kname_targ_is(kn, 0, "bool") || kn->nparams != 2 ||
+            !tfl_kname_param_is(kn, 0, "bool const*") || !tfl_kname_param_is(kn, 1, "Msg"))
+            return 0;
         k->kind = SK_ASSERT;
         k->name = "assert_async";
-        return 1;
+        return sort_sig(k, "p 256:1");          /* (const bool*, Msg {char[256]}) */
     }
-    if (strstr(d, NS "scan::DeviceScanInitKernel<")) {
+    if (tfl_kname_qualified(kn, SCAN "DeviceScanInitKernel")) {
+        const char *state = tile_state(kn, 0);
+        if (kn->ntargs != 1 || !state)
+            return 0;
         k->kind = SK_NOOP;
         k->name = "scan_init";
-        return 1;
+        return sort_sig(k, "%s i", state);      /* (state, int num_tiles) */
     }
-    if ((p = strstr(d, NS "scan::DeviceCompactInitKernel<"))) {
-        p = strchr(p, '<');
-        if (tfl_pt_template_args(p, as, al, 12) != 2 || !ptr_type(as[1], al[1], &k->offset_size))
+    if (tfl_kname_qualified(kn, SCAN "DeviceCompactInitKernel")) {
+        const char *state = tile_state(kn, 0);
+        if (kn->ntargs != 2 || !state || state[0] != 'p' || !ptr_size(kn, 1, &k->offset_size))
             return 0;
         k->kind = SK_COMPACT_INIT;
         k->name = "scan_init";
-        return 1;
+        return sort_sig(k, "p i p");            /* (state, int num_tiles, N *num_selected) */
     }
-    if ((p = strstr(d, NS "scan::DeviceScanKernel<"))) {
-        p = strchr(p, '<');
-        size_t in, out, acc, off;
-        if (tfl_pt_template_args(p, as, al, 12) != 10 || !ptr_type(as[1], al[1], &in) ||
-            !ptr_type(as[2], al[2], &out) || !int_type(as[6], al[6], &off) ||
-            !int_type(as[7], al[7], &acc) || !sort_arg_is(as[8], al[8], "false"))
-            return 0;
-        if (!sort_arg_is(as[4], al[4], "cuda::std::__4::plus<void>") &&
-            !(al[4] > 40 && strncmp(as[4], "at::cuda::cub::(anonymous namespace)::SumOp<", 44) == 0))
-            return 0;
-        if (sort_arg_is(as[5], al[5], "at_cuda_detail::cub::NullType"))
-            k->descending = 0;              /* inclusive */
-        else if (al[5] > 34 && strncmp(as[5], "at_cuda_detail::cub::detail::InputValue<", 40) == 0)
-            k->descending = 1;              /* exclusive, with an init value */
-        else
-            return 0;
-        size_t init = 0;
-        if (k->descending && !int_type(as[9], al[9], &init))
-            return 0;
-        k->value_size = in | out << 8 | acc << 16 | init << 24;
-        k->offset_size = off;
-        k->kind = SK_SCAN;
-        k->name = "scan";
-        return 1;
-    }
-    if ((p = strstr(d, NS "unique_by_key::DeviceUniqueByKeySweepKernel<"))) {
-        p = strchr(p, '<');
-        size_t ks, vs, ns, off;
-        if (tfl_pt_template_args(p, as, al, 12) != 10 || !ptr_type(as[1], al[1], &ks) ||
-            !ptr_type(as[3], al[3], &ks) || !ptr_type(as[4], al[4], &vs) ||
-            !ptr_type(as[5], al[5], &ns) || !int_type(as[8], al[8], &off))
-            return 0;
-        /* key type from the policy: policy_hub<K, V> */
-        const char *h = strstr(as[0], "policy_hub<");
-        const char *ha[3];
-        size_t hl[3];
-        if (!h || h > as[0] + al[0] || tfl_pt_template_args(h + 10, ha, hl, 3) != 2 ||
-            !sort_key_type(ha[0], hl[0], &k->key) || tfl_sort_key_size(k->key) != ks)
-            return 0;
-        if (!arg_has(as[2], al[2], "::counting_iterator<int,")) {
-            size_t vin;
-            if (!ptr_type(as[2], al[2], &vin) || vin != vs)
-                return 0;
-            k->descending = 0;
-        } else {
-            if (!(al[2] > 0 && strncmp(as[2], "thrust::", 8) == 0))
-                return 0;
-            k->descending = 1;              /* values are a counting iterator */
-        }
-        if (!sort_arg_is(as[7], al[7], "cuda::std::__4::equal_to<void>")) {
-            char eq[64];
-            snprintf(eq, sizeof eq, "cuda::std::__4::equal_to<%.*s>", (int)hl[0], ha[0]);
-            if (!sort_arg_is(as[7], al[7], eq))
-                return 0;
-        }
-        k->value_size = vs;
-        k->offset_size = off | ns << 8;
-        k->kind = SK_UNIQUE_BY_KEY;
-        k->name = "unique_by_key";
-        return 1;
-    }
-    if ((p = strstr(d, "at::native::internal::(anonymous namespace)::adjacent_difference_kernel<"))) {
-        p = strchr(p, '<');
-        if (tfl_pt_template_args(p, as, al, 12) != 1 || !ptr_key(as[0], al[0], &k->key))
+    if (tfl_kname_qualified(kn, SCAN "DeviceScanKernel"))
+        return match_scan(kn, k);
+    if (tfl_kname_qualified(kn, NS "unique_by_key::DeviceUniqueByKeySweepKernel"))
+        return match_unique_by_key(kn, k);
+    if (tfl_kname_qualified(kn, "internal::adjacent_difference_kernel")) {
+        if (kn->ntargs != 1 || kn->nparams != 3 || !sort_targ_ptr_key(kn, 0, &k->key))
             return 0;
         k->kind = SK_RUN_STARTS;
         k->name = "unique_run_starts";
-        return 1;
+        return sort_sig(k, "l p p");            /* (long n, const K *in, int *out) */
     }
-    if (strstr(d, "at::native::internal::(anonymous namespace)::scatter_kernel(long, long const*, long const*, long*)")) {
+    if (tfl_kname_qualified(kn, "internal::scatter_kernel")) {
+        if (kn->ntargs || kn->nparams != 4 || !tfl_kname_param_is(kn, 0, "long") ||
+            !tfl_kname_param_is(kn, 1, "long const*") || !tfl_kname_param_is(kn, 2, "long const*") ||
+            !tfl_kname_param_is(kn, 3, "long*"))
+            return 0;
         k->kind = SK_SCATTER;
         k->name = "unique_scatter";
-        return 1;
+        return sort_sig(k, "l p p p");
     }
-    if ((p = strstr(d, NS "select::DeviceSelectSweepKernel<"))) {
-        p = strchr(p, '<');
-        tfl_sort_key k2;
-        size_t ns, off;
-        if (tfl_pt_template_args(p, as, al, 12) != 11 || !ptr_key(as[1], al[1], &k->key) ||
-            !sort_arg_is(as[2], al[2], "at_cuda_detail::cub::NullType*") || !ptr_key(as[3], al[3], &k2) ||
-            k2 != k->key || !ptr_type(as[4], al[4], &ns) ||
-            !sort_arg_is(as[6], al[6], "at_cuda_detail::cub::NullType") ||
-            !sort_arg_is(as[7], al[7], "cuda::std::__4::equal_to<void>") || !sort_arg_is(as[8], al[8], "int") ||
-            !sort_arg_is(as[9], al[9], "at_cuda_detail::cub::detail::select::streaming_context_t<long, true>") ||
-            !int_type(as[8], al[8], &off))
+    if (tfl_kname_qualified(kn, NS "select::DeviceSelectSweepKernel"))
+        return match_select_unique(kn, k);
+    if (tfl_kname_qualified(kn, NS "reduce::DeviceReduceByKeyKernel"))
+        return match_rle(kn, k);
+    if (tfl_kname_qualified(kn, NS "scan_by_key::DeviceScanByKeyInitKernel")) {
+        /* <State, KeysIn, OffsetT>(state, keys, K *keys_prev, OffsetT
+         * items_per_tile, int num_tiles): per-tile previous keys for the
+         * GPU's blocks; a no-op here */
+        size_t off, ks;
+        const char *state = tile_state(kn, 0);
+        if (kn->ntargs != 3 || kn->nparams != 5 || !state || state[0] != 'p' ||
+            !sort_targ_int_size(kn, 2, &off) ||
+            (!sort_targ_starts(kn, 1, "thrust::reverse_iterator<") &&
+             !sort_targ_starts(kn, 1, "cuda::std::reverse_iterator<") && !ptr_size(kn, 1, &ks)))
             return 0;
-        k->offset_size = ns;
-        k->kind = SK_SELECT_UNIQUE;
-        k->name = "unique";
-        return 1;
-    }
-    if ((p = strstr(d, NS "reduce::DeviceReduceByKeyKernel<")) && strstr(d, "rle::encode::policy_hub<")) {
-        p = strchr(p, '<');
-        tfl_sort_key k2;
-        size_t as4, ns;
-        if (tfl_pt_template_args(p, as, al, 12) != 11 || !ptr_key(as[1], al[1], &k->key) ||
-            !ptr_key(as[2], al[2], &k2) || k2 != k->key ||
-            !arg_has(as[3], al[3], "::constant_iterator<long, int,") || strncmp(as[3], "thrust::", 8) != 0 ||
-            !sort_arg_is(as[4], al[4], "long*") || !ptr_type(as[5], al[5], &ns) ||
-            !sort_arg_is(as[7], al[7], "cuda::std::__4::equal_to<void>") ||
-            !sort_arg_is(as[8], al[8], "cuda::std::__4::plus<void>") || !sort_arg_is(as[9], al[9], "int") ||
-            !sort_arg_is(as[10], al[10], "long"))
-            return 0;
-        (void)as4;
-        k->offset_size = ns;
-        k->kind = SK_RLE;
-        k->name = "unique_counts";
-        return 1;
-    }
-    if (strstr(d, NS "scan_by_key::DeviceScanByKeyInitKernel<")) {
-        k->kind = SK_NOOP;          /* per-tile previous keys for the GPU's blocks */
+        k->kind = SK_NOOP;
         k->name = "scan_init";
-        return 1;
+        return sort_sig(k, "p p p %c i", off == 8 ? 'l' : 'i');
     }
-    if ((p = strstr(d, NS "scan_by_key::DeviceScanByKeyKernel<"))) {
-        p = strchr(p, '<');
-        if (tfl_pt_template_args(p, as, al, 12) != 11)
-            return 0;
-        static const char rev_c[] = "::reverse_iterator<long const*>", rev[] = "::reverse_iterator<long*>";
-        /* keys: long const* or a reverse iterator over one */
-        int kr = arg_has(as[1], al[1], rev_c) && strncmp(as[1], "thrust::", 8) == 0;
-        if (!kr && !sort_arg_is(as[1], al[1], "long const*"))
-            return 0;
-        /* values: a reverse iterator over long (const) *, or thrust's
-         * constant_iterator<long> */
-        int vr = strncmp(as[2], "thrust::", 8) == 0 && (arg_has(as[2], al[2], rev_c) || arg_has(as[2], al[2], rev));
-        int vc = strncmp(as[2], "thrust::", 8) == 0 && arg_has(as[2], al[2], "::constant_iterator<long, ");
-        if (!vr && !vc && !sort_arg_is(as[2], al[2], "long const*"))
-            return 0;
-        int orv = strncmp(as[3], "thrust::", 8) == 0 && arg_has(as[3], al[3], rev);
-        if (!orv && !sort_arg_is(as[3], al[3], "long*"))
-            return 0;
-        if (!sort_arg_is(as[5], al[5], "cuda::std::__4::equal_to<void>") ||
-            !sort_arg_is(as[7], al[7], "at_cuda_detail::cub::NullType") ||
-            !sort_arg_is(as[8], al[8], "unsigned long long") || !sort_arg_is(as[9], al[9], "long"))
-            return 0;
-        if (sort_arg_is(as[6], al[6], "cuda::std::__4::plus<void>"))
-            k->descending = TFL_SORT_SCAN_OP_SUM;
-        else if (sort_arg_is(as[6], al[6], "cuda::__4::maximum<void>"))
-            k->descending = TFL_SORT_SCAN_OP_MAX;
-        else
-            return 0;
-        k->key_dims = kr | vr << 1 | orv << 2 | vc << 3;   /* iterator kinds */
-        k->kind = SK_SCAN_BY_KEY;
-        k->name = "scan_by_key";
-        return 1;
-    }
-    static const char emb[] = "at::native::(anonymous namespace)::";
-    if (!strstr(d, emb))
-        return 0;
-    return match_index_kernel(d, "::krn_partials_per_segment", k, SK_EMB_PARTIALS) ||
-           match_index_kernel(d, "::krn_partial_segment_offset", k, SK_EMB_OFFSETS) ||
-           match_index_kernel(d, "::compute_num_of_partial_segments", k, SK_EMB_NUM) ||
-           match_index_kernel(d, "::compute_grad_weight", k, SK_EMB_GRAD) ||
-           match_index_kernel(d, "::sum_and_scatter", k, SK_EMB_SCATTER);
+    if (tfl_kname_qualified(kn, NS "scan_by_key::DeviceScanByKeyKernel"))
+        return match_scan_by_key(kn, k);
+    return match_emb(kn, k);
 }
 
 static int ok_range(const void *p, int64_t n, size_t es)
@@ -495,9 +580,10 @@ tfl_status sort_run_seq(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, in
         s->key = k->key;
         s->value_size = k->value_size;
         s->u.runs.keys_in = ARG(c, 0, const void *);
-        if (k->descending) {
+        if (k->descending) {               /* a counting iterator: int, or long (2.13+) */
             s->u.runs.values_in = NULL;
-            s->u.runs.value_base = TFL_KARG_AT(c, int32_t, 1, 0);
+            s->u.runs.value_base = k->descending == 2 ? TFL_KARG_AT(c, int64_t, 1, 0)
+                                                      : TFL_KARG_AT(c, int32_t, 1, 0);
         } else {
             s->u.runs.values_in = ARG(c, 1, const void *);
         }
@@ -569,6 +655,11 @@ tfl_status sort_run_seq(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, in
         const int32_t n = ARG(c, 9, int32_t);
         if (n < 0 || ARG(c, 6, int32_t) != 0)
             return TFL_ERR_UNSUPPORTED;        /* a later launch of a split encode */
+        /* CCCL 3.2's streaming_context {bool first, last; ...}: only the
+         * one partition that is both (no carried-in run, the count written
+         * to num_runs) is the plain encode */
+        if (k->form && (!TFL_KARG_AT(c, uint8_t, 10, 0) || !TFL_KARG_AT(c, uint8_t, 10, 1)))
+            return TFL_ERR_UNSUPPORTED;
         s->kind = TFL_SORT_RUNS;
         s->key = k->key;
         s->u.runs.keys_in = ARG(c, 0, const void *);

@@ -5,11 +5,15 @@
  * bilinear resizing (UpSampleNearest2d.cu, UpSampleBilinear2d.cu) with
  * their backward kernels, and roll (TensorTransformations.cu).
  *
- * This file recognises the kernels by name, parses their template
- * arguments (element type, index type, nearest vs nearest-exact), checks
- * the operands' device ranges and routes the op; spatial_pool.c and
- * spatial_resize.c read each kernel's parameters (layouts in
- * docs/op-spatial.md, checked against the sm_80 cubins).
+ * This file recognises the kernels by structure (tfl_kname: base name,
+ * parameter count, template arguments by what they are: element type,
+ * index type, nearest vs nearest-exact), states each kernel's parameter
+ * layout (the table below, checked against the cubins of torch 2.11 to
+ * 2.15), checks the operands' device ranges and routes the op;
+ * spatial_pool.c, spatial_resize.c and spatial_3d.c read each kernel's
+ * parameters (docs/op-spatial.md).  Where a release changed a kernel's
+ * parameter list, the table has a row per form and the decoder reads the
+ * one the cookie names.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,58 +21,91 @@
 
 #include "mem/mem.h"
 #include "route/dispatch.h"
+#include "route/optable/kname.h"
 #include "route/optable/spatial_internal.h"
 
-/* Name piece -> kernel.  `tmpl` says how the template list reads:
- * s = scalar type, a = accumulate type (skipped), i = index type ('i' or
- * 'l'), n = nearest mapping function pointer, k = an optional int
- * template argument (Li<digits>E, the kernel width). */
+/* Each kernel, found by its base name (tfl_kname) and told apart from a
+ * namesake (AdaptiveMaxPooling3d.cu's adaptivemaxpool) by its parameter
+ * count.  `tmpl` reads the template arguments in order:
+ *   s  the element type;          a  the accumulate type (float/double);
+ *   i  index_t (int or long);     I / L  an optional index_t, int / long
+ *                                        when absent (2.14 added it);
+ *   n  the nearest index function (&nearest_neighbor[_exact][_bw]_...);
+ *   K  an int (avg_pool3d's kernel width);
+ *   B  an optional bool: 2.14's upsample_nearest2d_nhwc_out_frame<s, fn,
+ *      bool> - the true instance walks the output in a grid-stride loop,
+ *      the false one does one element per thread (checked in the sm_80
+ *      SASS); both write every out[i], i < out_numel, which is what the
+ *      op computes, so it only shapes the launch.
+ * `sig` is the parameter layout run() reads (tfl_klayout_sig tokens; '#'
+ * is index_t, '&' the accumulate type); `form` tells the decoder which
+ * release's parameter list it has (1: torch 2.15's avg pool backward, 2:
+ * a variant without a leading count; see the decoder files). */
 static const struct {
-    const char *needle;
+    const char *base;
     int id;
     const char *tmpl;
+    int nparams, form;
+    const char *sig;
+    const char *last;       /* the last parameter's type, where rows differ only there */
 } kernels[] = {
-    { "21max_pool_forward_nchwI", SK_MAXPOOL_NCHW, "si" },
-    { "21max_pool_forward_nhwcI", SK_MAXPOOL_NHWC, "si" },
-    { "22max_pool_backward_nchwI", SK_MAXPOOL_BWD_NCHW, "sai" },
-    { "22max_pool_backward_nhwcI", SK_MAXPOOL_BWD_NHWC, "sa" },
-    { "25avg_pool2d_out_cuda_frameI", SK_AVGPOOL_NCHW, "sa" },
-    { "30avg_pool2d_out_cuda_frame_nhwcI", SK_AVGPOOL_NHWC, "sa" },
-    { "34avg_pool2d_backward_out_cuda_frameI", SK_AVGPOOL_BWD_NCHW, "sai" },
-    { "39avg_pool2d_backward_out_cuda_frame_nhwcI", SK_AVGPOOL_BWD_NHWC, "sai" },
-    { "21adaptive_average_poolI", SK_AAVG, "s" },
-    { "26adaptive_average_gradinputI", SK_AAVG_BWD, "s" },
-    { "33atomic_adaptive_average_gradinputI", SK_AAVG_BWD_ATOMIC, "s" },
-    { "26adaptive_average_pool_nhwcI", SK_AAVG_NHWC, "is" },
-    { "31adaptive_average_gradinput_nhwcI", SK_AAVG_BWD_NHWC, "is" },
-    { "15adaptivemaxpoolI", SK_AMAX, "s" },
-    { "20adaptivemaxgradinputI", SK_AMAX_BWD, "s" },
-    { "26atomicadaptivemaxgradinputI", SK_AMAX_BWD_ATOMIC, "s" },
-    { "28upsample_nearest2d_out_frameI", SK_NEAREST, "sn" },
-    { "33upsample_nearest2d_nhwc_out_frameI", SK_NEAREST_NHWC, "sn" },
-    { "37upsample_nearest2d_backward_out_frameI", SK_NEAREST_BWD, "san" },
-    { "42upsample_nearest2d_backward_nhwc_out_frameI", SK_NEAREST_BWD_NHWC, "san" },
-    { "29upsample_bilinear2d_out_frameI", SK_BILINEAR, "sa" },
-    { "34upsample_bilinear2d_nhwc_out_frameI", SK_BILINEAR_NHWC, "sa" },
-    { "38upsample_bilinear2d_backward_out_frameI", SK_BILINEAR_BWD, "sa" },
-    { "43upsample_bilinear2d_backward_nhwc_out_frameI", SK_BILINEAR_BWD_NHWC, "sa" },
-    { "16roll_cuda_kernelI", SK_ROLL, "s" },
-    { "28upsample_nearest1d_out_frameI", SK_NEAREST1D, "sn" },
-    { "37upsample_nearest1d_backward_out_frameI", SK_NEAREST1D_BWD, "san" },
-    { "27upsample_linear1d_out_frameI", SK_LINEAR1D, "sa" },
-    { "36upsample_linear1d_out_frame_backwardI", SK_LINEAR1D_BWD, "sa" },
-    { "40max_pool3d_with_indices_single_out_frameI", SK_MAXPOOL3D, "s" },
-    { "49max_pool3d_with_indices_backward_single_out_frameI", SK_MAXPOOL3D_BWD, "s" },
-    { "29avg_pool3d_cuda_update_outputI", SK_AVGPOOL3D, "ksa" },
-    { "33avg_pool3d_cuda_update_grad_inputI", SK_AVGPOOL3D_BWD, "sa" },
-    { "40avg_pool3d_cuda_update_grad_input_atomicI", SK_AVGPOOL3D_BWD_ATOMIC, "sa" },
-    { "44avg_pool3d_single_backward_out_frame_stride1I", SK_AVGPOOL3D_BWD_S1, "sa" },
-    { "30upsample_trilinear3d_out_frameI", SK_TRILINEAR, "sa" },
-    { "39upsample_trilinear3d_backward_out_frameI", SK_TRILINEAR_BWD, "sa" },
-    { "28upsample_nearest3d_out_frameI", SK_NEAREST3D, "sn" },
-    { "37upsample_nearest3d_backward_out_frameI", SK_NEAREST3D_BWD, "san" },
-    { "28upsample_bicubic2d_out_frameI", SK_BICUBIC, "sa" },
-    { "37upsample_bicubic2d_backward_out_frameI", SK_BICUBIC_BWD, "sa" },
+    { "max_pool_forward_nchw", SK_MAXPOOL_NCHW, "si", 17, 0, "# p l x2 i x9 p p", NULL },
+    { "max_pool_forward_nhwc", SK_MAXPOOL_NHWC, "si", 23, 0, "p i # x4 i x7 # x3 i i p p", NULL },
+    { "max_pool_backward_nchw", SK_MAXPOOL_BWD_NCHW, "sai", 17, 0, "p p # x5 i x7 p", NULL },
+    { "max_pool_backward_nhwc", SK_MAXPOOL_BWD_NHWC, "sa", 22, 0, "p p i l x2 i x14 p", NULL },
+    { "avg_pool2d_out_cuda_frame", SK_AVGPOOL_NCHW, "sa", 17, 0, "i p l x3 i x6 p i b b", NULL },
+    { "avg_pool2d_out_cuda_frame_nhwc", SK_AVGPOOL_NHWC, "sa", 17, 0, "i p l x2 i x7 p i b b", NULL },
+    { "avg_pool2d_backward_out_cuda_frame", SK_AVGPOOL_BWD_NCHW, "sai", 17, 0, "# p l x4 i x5 p i b b", NULL },
+    { "avg_pool2d_backward_out_cuda_frame", SK_AVGPOOL_BWD_NCHW, "sai", 18, 1, "# p l x4 i x5 p i b b b", NULL },
+    { "avg_pool2d_backward_out_cuda_frame_nhwc", SK_AVGPOOL_BWD_NHWC, "sai", 17, 0, "# p l x2 i x7 p i b b", NULL },
+    { "avg_pool2d_backward_out_cuda_frame_nhwc", SK_AVGPOOL_BWD_NHWC, "sai", 18, 1, "# p l x2 i x7 p i b b b", NULL },
+    /* torch 2.14+: windows that tile the input (stride = kernel, no padding) */
+    { "avg_pool2d_backward_nonoverlap_frame", SK_AVGPOOL_BWD_NONOVERLAP, "sai", 13, 0, "# p l x4 i i p i b b", NULL },
+    { "adaptive_average_pool", SK_AAVG, "sI", 9, 0, "p p # x3 l x2", NULL },
+    { "adaptive_average_gradinput", SK_AAVG_BWD, "sI", 6, 0, "p p # x3", NULL },
+    { "atomic_adaptive_average_gradinput", SK_AAVG_BWD_ATOMIC, "sI", 6, 0, "p p # x3", NULL },
+    { "adaptive_average_pool_nhwc", SK_AAVG_NHWC, "is", 14, 0, "p p i x7 # x3", NULL },
+    { "adaptive_average_gradinput_nhwc", SK_AAVG_BWD_NHWC, "is", 14, 0, "p p i x7 # x3", NULL },
+    { "adaptivemaxpool", SK_AMAX, "s", 10, 0, "p p p i x3 l x2", NULL },
+    { "adaptivemaxgradinput", SK_AMAX_BWD, "s", 7, 0, "p p p i x3", NULL },
+    { "atomicadaptivemaxgradinput", SK_AMAX_BWD_ATOMIC, "s", 7, 0, "p p p i x3", NULL },
+    { "upsample_nearest2d_out_frame", SK_NEAREST, "sn", 9, 0, "p p l x4 f f", NULL },
+    { "upsample_nearest2d_nhwc_out_frame", SK_NEAREST_NHWC, "snB", 10, 0, "p p l x4 f f l", NULL },
+    { "upsample_nearest2d_backward_out_frame", SK_NEAREST_BWD, "san", 10, 0, "p l x5 p f f", NULL },
+    { "upsample_nearest2d_backward_nhwc_out_frame", SK_NEAREST_BWD_NHWC, "san", 10, 0, "p p l x4 f f l", NULL },
+    { "upsample_bilinear2d_out_frame", SK_BILINEAR, "sa", 6, 0, "i & & b a4 a4", NULL },
+    { "upsample_bilinear2d_nhwc_out_frame", SK_BILINEAR_NHWC, "saI", 11, 0, "& & b i x4 p p #", NULL },
+    { "upsample_bilinear2d_backward_out_frame", SK_BILINEAR_BWD, "sa", 10, 0, "l i x3 & & b p p", NULL },
+    { "upsample_bilinear2d_backward_nhwc_out_frame", SK_BILINEAR_BWD_NHWC, "saL", 12, 0, "i x3 & & b p p i # #", NULL },
+    { "roll_cuda_kernel", SK_ROLL, "s", 8, 0, "p p l x5", NULL },
+    { "upsample_nearest1d_out_frame", SK_NEAREST1D, "sn", 7, 0, "p l x3 p f", NULL },
+    { "upsample_nearest1d_backward_out_frame", SK_NEAREST1D_BWD, "san", 7, 0, "p l x3 p f", NULL },
+    { "upsample_linear1d_out_frame", SK_LINEAR1D, "sa", 5, 0, "i & b a3 a3", NULL },
+    { "upsample_linear1d_out_frame_backward", SK_LINEAR1D_BWD, "sa", 5, 0, "i & b a3 a3", NULL },
+    /* torch 2.14+'s variants without the leading output width (the
+     * backward one adds into gin atomically too, as its SASS shows) */
+    { "upsample_linear1d_out_frame_unrolled", SK_LINEAR1D, "sa", 4, 2, "& b a3 a3", NULL },
+    { "upsample_linear1d_out_frame_backward_unrolled", SK_LINEAR1D_BWD, "sa", 4, 2, "& b a3 a3", NULL },
+    { "max_pool3d_with_indices_single_out_frame", SK_MAXPOOL3D, "s", 25, 0, "p p p i x20 b", NULL },
+    { "max_pool3d_with_indices_backward_single_out_frame", SK_MAXPOOL3D_BWD, "s", 13, 0, "p p p i x8 b", NULL },
+    { "avg_pool3d_cuda_update_output", SK_AVGPOOL3D, "sa", 14, 0, "a4 a4 i x8 b i i", NULL },
+    { "avg_pool3d_cuda_update_output", SK_AVGPOOL3D, "Ksa", 13, 0, "a4 a4 i x7 b i i", NULL },
+    { "avg_pool3d_cuda_update_grad_input", SK_AVGPOOL3D_BWD, "sa", 14, 0, "a4 a4 i x8 b i i", NULL },
+    { "avg_pool3d_cuda_update_grad_input", SK_AVGPOOL3D_BWD, "sa", 15, 1, "a4 a4 i x8 b i b &", NULL },
+    /* the atomic backward's trailing gin_numel (not read) is int in 2.11 -
+     * 2.13, int64 in 2.14 */
+    { "avg_pool3d_cuda_update_grad_input_atomic", SK_AVGPOOL3D_BWD_ATOMIC, "sa", 15, 0, "a4 a4 i x8 b i i i", "int" },
+    { "avg_pool3d_cuda_update_grad_input_atomic", SK_AVGPOOL3D_BWD_ATOMIC, "sa", 15, 0, "a4 a4 i x8 b i i l", "long" },
+    { "avg_pool3d_cuda_update_grad_input_atomic", SK_AVGPOOL3D_BWD_ATOMIC, "sa", 16, 1, "a4 a4 i x8 b i l b &", NULL },
+    { "avg_pool3d_single_backward_out_frame_stride1", SK_AVGPOOL3D_BWD_S1, "sa", 7, 0, "a4 a4 i x2 & i", NULL },
+    { "upsample_trilinear3d_out_frame", SK_TRILINEAR, "sa", 7, 0, "i & & & b a5 a5", NULL },
+    { "upsample_trilinear3d_backward_out_frame", SK_TRILINEAR_BWD, "sa", 8, 0, "i & & & b a5 a5 p", NULL },
+    { "upsample_nearest3d_out_frame", SK_NEAREST3D, "sn", 13, 0, "p l x7 p f f f", NULL },
+    { "upsample_nearest3d_backward_out_frame", SK_NEAREST3D_BWD, "san", 13, 0, "p l x7 p f f f", NULL },
+    { "upsample_bicubic2d_out_frame", SK_BICUBIC, "sa", 6, 0, "i & & b a4 a4", NULL },
+    /* torch 2.14+'s forward variant, the same parameters */
+    { "upsample_bicubic2d_out_frame_parallel", SK_BICUBIC, "sa", 6, 0, "i & & b a4 a4", NULL },
+    { "upsample_bicubic2d_backward_out_frame", SK_BICUBIC_BWD, "sa", 6, 0, "i & & b a4 a4", NULL },
 };
 
 static const char *const op_names[SK_COUNT] = {
@@ -76,6 +113,7 @@ static const char *const op_names[SK_COUNT] = {
     [SK_MAXPOOL_BWD_NCHW] = "max_pool2d_backward", [SK_MAXPOOL_BWD_NHWC] = "max_pool2d_backward",
     [SK_AVGPOOL_NCHW] = "avg_pool2d", [SK_AVGPOOL_NHWC] = "avg_pool2d",
     [SK_AVGPOOL_BWD_NCHW] = "avg_pool2d_backward", [SK_AVGPOOL_BWD_NHWC] = "avg_pool2d_backward",
+    [SK_AVGPOOL_BWD_NONOVERLAP] = "avg_pool2d_backward",
     [SK_AAVG] = "adaptive_avg_pool2d", [SK_AAVG_NHWC] = "adaptive_avg_pool2d",
     [SK_AAVG_BWD] = "adaptive_avg_pool2d_backward", [SK_AAVG_BWD_ATOMIC] = "adaptive_avg_pool2d_backward",
     [SK_AAVG_BWD_NHWC] = "adaptive_avg_pool2d_backward",
@@ -96,85 +134,89 @@ static const char *const op_names[SK_COUNT] = {
     [SK_BICUBIC] = "upsample_bicubic2d", [SK_BICUBIC_BWD] = "upsample_bicubic2d_backward",
 };
 
-/* A mangled element type at *p: its size, *dt when it is one the pool
- * and resize ops take (else TFL_DT_COUNT); advances *p.  0 if unknown. */
-static size_t scalar_at(const char **p, tfl_dtype *dt)
+/* An element type argument: its size and, when it is one the pool and
+ * resize ops take, *dt (else TFL_DT_COUNT: roll moves it by size only).
+ * 0 if it is not an element type. */
+static size_t scalar_of(const tfl_kname *k, int i, tfl_dtype *dt)
 {
-    static const struct { const char *m; size_t sz; tfl_dtype dt; } named[] = {
-        { "N3c104HalfE", 2, TFL_DT_F16 }, { "N3c108BFloat16E", 2, TFL_DT_BF16 },
-        { "N3c107complexIfEE", 8, TFL_DT_C64 }, { "N3c107complexIdEE", 16, TFL_DT_C128 },
-        { "N3c107complexINS2_4HalfEEE", 4, TFL_DT_COUNT },
-        { "N3c107complexINS_4HalfEEE", 4, TFL_DT_COUNT },
+    static const struct { const char *name; size_t size; } other[] = {
+        { "short", 2 }, { "c10::complex<c10::Half>", 4 },
     };
-    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-        size_t n = strlen(named[i].m);
-        if (strncmp(*p, named[i].m, n) == 0) {
-            *p += n;
-            *dt = named[i].dt;
-            return named[i].sz;
-        }
-    }
-    size_t sz;
-    switch (**p) {
-    case 'f': sz = 4; *dt = TFL_DT_F32; break;
-    case 'd': sz = 8; *dt = TFL_DT_F64; break;
-    case 'a': sz = 1; *dt = TFL_DT_I8; break;
-    case 'h': sz = 1; *dt = TFL_DT_U8; break;
-    case 'b': sz = 1; *dt = TFL_DT_BOOL; break;
-    case 's': sz = 2; *dt = TFL_DT_COUNT; break;
-    case 'i': sz = 4; *dt = TFL_DT_I32; break;
-    case 'l': sz = 8; *dt = TFL_DT_I64; break;
-    default: return 0;
-    }
-    (*p)++;
-    return sz;
+    if (tfl_kname_targ_dtype(k, i, dt))
+        return tfl_dtype_size(*dt);
+    *dt = TFL_DT_COUNT;
+    for (size_t j = 0; j < sizeof other / sizeof other[0]; j++)
+        if (tfl_kname_targ_is(k, i, other[j].name))
+            return other[j].size;
+    return 0;
 }
 
-static int match(const char *m, void **cookie)
+/* index_t at template argument i: 1 long, 0 int, -1 neither. */
+static int index_of(const tfl_kname *k, int i)
 {
-    if (strncmp(m, "_ZN2at6native", 13) != 0)
-        return 0;
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        const char *p = strstr(m, kernels[i].needle);
-        if (!p)
-            continue;
-        p += strlen(kernels[i].needle);
-        spatial_kernel k = { .id = kernels[i].id, .dtype = TFL_DT_COUNT };
-        for (const char *t = kernels[i].tmpl; *t; t++) {
-            tfl_dtype dt;
-            switch (*t) {
-            case 's':
-                k.elem_size = scalar_at(&p, &k.dtype);
-                if (!k.elem_size)
-                    return 0;
-                break;
-            case 'a':
-                if (!scalar_at(&p, &dt))
-                    return 0;
-                break;
-            case 'i':
-                if (*p != 'i' && *p != 'l')
-                    return 0;
-                k.wide = *p++ == 'l';
-                break;
-            case 'k':
-                if (strncmp(p, "Li", 2) == 0) {
-                    char *e;
-                    long v = strtol(p + 2, &e, 10);
-                    if (*e != 'E' || v <= 0 || v > 64)
-                        return 0;
-                    k.kw = (int)v;
-                    p = e + 1;
-                }
-                break;
-            case 'n':
-                if (strstr(p, "nearest_neighbor_exact"))
-                    k.exact = 1;
-                else if (!strstr(p, "nearest_neighbor_"))
-                    return 0;
-                break;
-            }
+    return tfl_kname_targ_is(k, i, "long") ? 1 : tfl_kname_targ_is(k, i, "int") ? 0 : -1;
+}
+
+/* Read the template arguments by the row's pattern; 0 when they are not
+ * exactly what it describes (an unknown extra argument is not guessed
+ * at). */
+static int read_targs(const tfl_kname *kn, const char *tmpl, spatial_kernel *k)
+{
+    int a = 0;
+    long long v;
+    tfl_dtype dt;
+    for (const char *t = tmpl; *t; t++) {
+        switch (*t) {
+        case 's':
+            k->elem_size = scalar_of(kn, a++, &k->dtype);
+            if (!k->elem_size)
+                return 0;
+            break;
+        case 'a':
+            if (!tfl_kname_targ_dtype(kn, a++, &dt) || (dt != TFL_DT_F32 && dt != TFL_DT_F64))
+                return 0;
+            k->acc_size = tfl_dtype_size(dt);
+            break;
+        case 'i':
+            if ((k->wide = index_of(kn, a++)) < 0)
+                return 0;
+            break;
+        case 'I':
+        case 'L':
+            k->wide = *t == 'L';
+            if (a < kn->ntargs && (k->wide = index_of(kn, a++)) < 0)
+                return 0;
+            break;
+        case 'n':
+            if (!tfl_kname_targ_starts(kn, a, "&nearest_neighbor_"))
+                return 0;
+            k->exact = tfl_kname_targ_starts(kn, a, "&nearest_neighbor_exact_");
+            a++;
+            break;
+        case 'K':
+            if (!tfl_kname_targ_int(kn, a++, &v) || v <= 0 || v > 64)
+                return 0;
+            k->kw = (int)v;
+            break;
+        case 'B':
+            if (a < kn->ntargs && (!tfl_kname_targ_int(kn, a++, &v) || v < 0 || v > 1))
+                return 0;
+            break;
         }
+    }
+    return a == kn->ntargs;
+}
+
+static int match_kname(const tfl_kname *kn, spatial_kernel *out)
+{
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        if (!tfl_kname_is(kn, kernels[i].base) || kn->nparams != kernels[i].nparams ||
+            (kernels[i].last && !tfl_kname_param_is(kn, kn->nparams - 1, kernels[i].last)))
+            continue;
+        spatial_kernel k = { .id = kernels[i].id, .dtype = TFL_DT_COUNT, .row = (int)i,
+                             .form = kernels[i].form };
+        if (!read_targs(kn, kernels[i].tmpl, &k))
+            return 0;
         /* Pools and resizes run float types; roll moves any element. */
         if (k.id != SK_ROLL && k.dtype != TFL_DT_F32 && k.dtype != TFL_DT_F64 &&
             k.dtype != TFL_DT_F16 && k.dtype != TFL_DT_BF16)
@@ -182,14 +224,43 @@ static int match(const char *m, void **cookie)
         /* the host's 3-D pools run float32 and float64 only */
         if (k.id >= SK_MAXPOOL3D && k.dtype != TFL_DT_F32 && k.dtype != TFL_DT_F64)
             return 0;
-        spatial_kernel *keep = malloc(sizeof *keep);
-        if (!keep)
-            return 0;
-        *keep = k;
-        *cookie = keep;
+        *out = k;
         return 1;
     }
     return 0;
+}
+
+static int match(const char *m, void **cookie)
+{
+    /* cheap filter before demangling: every kernel is in at::native */
+    if (strncmp(m, "_ZN2at6native", 13) != 0)
+        return 0;
+    tfl_kname kn;
+    if (tfl_kname_parse(m, &kn) != 0)
+        return 0;
+    spatial_kernel k;
+    int ok = match_kname(&kn, &k);
+    tfl_kname_free(&kn);
+    if (!ok)
+        return 0;
+    spatial_kernel *keep = malloc(sizeof *keep);
+    if (!keep)
+        return 0;
+    *keep = k;
+    *cookie = keep;
+    return 1;
+}
+
+/* The row's signature with index_t and the accumulate type filled in. */
+static int layout(void *cookie, tfl_klayout *l)
+{
+    const spatial_kernel *k = cookie;
+    char sig[128];
+    size_t n = 0;
+    for (const char *p = kernels[k->row].sig; *p && n + 1 < sizeof sig; p++)
+        sig[n++] = *p == '#' ? (k->wide ? 'l' : 'i') : *p == '&' ? (k->acc_size == 8 ? 'd' : 'f') : *p;
+    sig[n] = 0;
+    return tfl_klayout_sig(l, sig) == 0;
 }
 
 static const char *op_name(void *cookie)
@@ -320,4 +391,5 @@ const tfl_kfamily tfl_kfamily_spatial = {
     .match = match,
     .run = run,
     .op_name = op_name,
+    .layout = layout,
 };

@@ -3,8 +3,9 @@
  * (UpSampleNearest1d.cu, UpSampleLinear1d.cu) and 3-D max and average
  * pooling kernels (DilatedMaxPool3d.cu, AveragePool3d.cu) and trilinear
  * resize kernels (UpSampleTrilinear3d.cu), nearest 3-D and bicubic 2-D
- * resize kernels into a tfl_spatial_op.  Parameter lists
- * as in the torch 2.11 sm_80 cubins (docs/op-spatial.md).
+ * resize kernels into a tfl_spatial_op.  Parameter lists as in the sm_80
+ * cubins of torch 2.11 - 2.15 (layouts: spatial.c's table;
+ * docs/op-spatial.md); scales are the kernels' accumulate type.
  *
  * A 1-D resize is the 2-D op with one row (in_h = out_h = 1), whose row
  * mapping is then the identity, so the host's 2-D nearest and bilinear
@@ -78,15 +79,17 @@ static tfl_status decode_1d(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         /* forward (int OW, acc rw, bool ac, accessor<const s,3> in,
          * accessor<s,3> out); backward (int OW, acc rw, bool ac,
          * accessor<s,3> gin, accessor<const s,3> gout), gin zeroed by
-         * the caller and added into */
-        int fwd = k->id == SK_LINEAR1D;
+         * the caller and added into.  Form 2: torch 2.14+'s
+         * upsample_linear1d_out_frame[_backward]_unrolled, the same
+         * without the leading OW (the accessors give every size). */
+        int fwd = k->id == SK_LINEAR1D, a = k->form == 2 ? 0 : 1;
         s->kind = fwd ? TFL_SPATIAL_BILINEAR_FWD : TFL_SPATIAL_BILINEAR_BWD;
         s->accumulate = !fwd;
-        s->scale_w = k->dtype == TFL_DT_F64 ? SARG(c, 1, double) : (double)SARG(c, 1, float);
+        s->scale_w = k->acc_size == 8 ? SARG(c, a, double) : (double)SARG(c, a, float);
         s->scale_h = 0.0;
-        s->align_corners = SARG(c, 2, uint8_t) != 0;
-        accessor3(c, 3, &s->in, isz, ist);
-        accessor3(c, 4, &s->out, osz, ost);
+        s->align_corners = SARG(c, a + 1, uint8_t) != 0;
+        accessor3(c, a + 2, &s->in, isz, ist);
+        accessor3(c, a + 3, &s->out, osz, ost);
         s->n = isz[0];
         s->c = isz[1];
         s->in_w = isz[2];
@@ -94,7 +97,7 @@ static tfl_status decode_1d(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         strides_1d(s->in_stride, ist);
         strides_1d(s->out_stride, ost);
         if (osz[0] != isz[0] || osz[1] != isz[1] ||
-            (int64_t)SARG(c, 0, int32_t) != osz[2]) {
+            (a && (int64_t)SARG(c, 0, int32_t) != osz[2])) {
             snprintf(err, errlen, "upsample_linear1d: accessor sizes do not agree");
             return TFL_ERR_UNSUPPORTED;
         }
@@ -232,12 +235,34 @@ static int64_t span4(const int64_t *sz, const int64_t *st, size_t es)
     return (hi + 1) * (int64_t)es;
 }
 
+/* The divisor of 2.15's avg_pool3d backward kernels, from parameter a on:
+ * (bool use_divisor, acc divisor) - or (int64 gin_numel, bool, acc) for
+ * the atomic one; 0 when use_divisor is false.  (In the sm_80 SASS the
+ * bool selects dividing by that value over the window's own count, the
+ * int64 is not read.)  1 unless the value is not a positive integer. */
+static int divisor_2_15(const tfl_kcall *c, const spatial_kernel *k, int a, int64_t *out)
+{
+    if (k->id == SK_AVGPOOL3D_BWD_ATOMIC)
+        a++;
+    *out = 0;
+    if (!SARG(c, a, uint8_t))
+        return 1;
+    double d = k->acc_size == 8 ? SARG(c, a + 1, double) : (double)SARG(c, a + 1, float);
+    if (!(d >= 1 && d <= (double)INT32_MAX) || d != floor(d))
+        return 0;
+    *out = (int64_t)d;
+    return 1;
+}
+
 /* avg_pool3d kernels (AveragePool3d.cu), all on (N*C, T, H, W) accessors:
  *  update_output<s, acc>(in, out, kT, kH, kW, dT, dH, dW, pT, pH, pW,
  *      bool count_include_pad, int offsetZ, int divisor)
  *  update_output<KW, s, acc>: the same without kW (a template argument)
  *  update_grad_input[_atomic]<s, acc>(gout, gin, <as update_output>
- *      [, int gin_numel]): gin zeroed by the caller, windows scattered
+ *      [, gin_numel: int, int64 in 2.14; not read]): gin zeroed by the
+ *      caller, windows scattered;
+ *      torch 2.15 (form 1) ends them (..., bool cip, int offsetZ
+ *      [, int64 gin_numel (atomic)], bool use_divisor, acc divisor)
  *  single_backward_out_frame_stride1<s, acc>(gout, gin, kT, kH, kW,
  *      acc 1/divisor, int offsetZ): stride 1, no padding, gin gathered.
  * One launch must cover all z = N*C*frames (offsetZ 0). */
@@ -260,7 +285,7 @@ static tfl_status decode_avgpool3d(const tfl_kcall *c, const spatial_kernel *k,
         s->kernel_h = SARG(c, 3, int32_t);
         s->kernel_w = SARG(c, 4, int32_t);
         s->stride_d = s->stride_h = s->stride_w = 1;
-        double norm = k->dtype == TFL_DT_F64 ? SARG(c, 5, double) : (double)SARG(c, 5, float);
+        double norm = k->acc_size == 8 ? SARG(c, 5, double) : (double)SARG(c, 5, float);
         if (!(norm != 0) || !isfinite(1.0 / norm)) {
             snprintf(err, errlen, "avg_pool3d_backward: bad norm factor %g", norm);
             return TFL_ERR_INVALID;
@@ -283,7 +308,12 @@ static tfl_status decode_avgpool3d(const tfl_kcall *c, const spatial_kernel *k,
         s->pad_w = SARG(c, a++, int32_t);
         s->count_include_pad = SARG(c, a++, uint8_t) != 0;
         offz = SARG(c, a++, int32_t);
-        s->divisor_override = SARG(c, a++, int32_t);
+        if (k->form == 1 && !divisor_2_15(c, k, a, &s->divisor_override)) {
+            snprintf(err, errlen, "avg_pool3d_backward: divisor is not a positive integer");
+            return TFL_ERR_UNSUPPORTED;
+        }
+        if (k->form == 0)
+            s->divisor_override = SARG(c, a, int32_t);
         frames = osz[1];
     }
     if (isz[0] != osz[0]) {
@@ -346,7 +376,7 @@ static tfl_status decode_trilinear(const tfl_kcall *c, const spatial_kernel *k,
     s->kind = fwd ? TFL_SPATIAL_TRILINEAR_FWD : TFL_SPATIAL_TRILINEAR_BWD;
     s->dtype = k->dtype;
     s->accumulate = !fwd;
-    int f64 = k->dtype == TFL_DT_F64;
+    int f64 = k->acc_size == 8;
     s->scale_d = f64 ? SARG(c, 1, double) : (double)SARG(c, 1, float);
     s->scale_h = f64 ? SARG(c, 2, double) : (double)SARG(c, 2, float);
     s->scale_w = f64 ? SARG(c, 3, double) : (double)SARG(c, 3, float);
@@ -470,7 +500,7 @@ static tfl_status decode_bicubic(const tfl_kcall *c, const spatial_kernel *k,
     s->kind = fwd ? TFL_SPATIAL_BICUBIC_FWD : TFL_SPATIAL_BICUBIC_BWD;
     s->dtype = k->dtype;
     s->accumulate = !fwd;
-    int f64 = k->dtype == TFL_DT_F64;
+    int f64 = k->acc_size == 8;
     s->scale_h = f64 ? SARG(c, 1, double) : (double)SARG(c, 1, float);
     s->scale_w = f64 ? SARG(c, 2, double) : (double)SARG(c, 2, float);
     s->align_corners = SARG(c, 3, uint8_t) != 0;

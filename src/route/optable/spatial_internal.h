@@ -11,7 +11,7 @@
 
 #include "route/optable.h"
 
-/* The kernels (aten/src/ATen/native/cuda/<file>.cu of torch 2.11). */
+/* The kernels (aten/src/ATen/native/cuda/<file>.cu, torch 2.11 - 2.15). */
 enum {
     SK_MAXPOOL_NCHW = 1,    /* DilatedMaxPool2d.cu max_pool_forward_nchw<s, idx>   */
     SK_MAXPOOL_NHWC,        /* max_pool_forward_nhwc<s, idx>                       */
@@ -29,6 +29,7 @@ enum {
     SK_AMAX,                /* AdaptiveMaxPooling2d.cu adaptivemaxpool<s>         */
     SK_AMAX_BWD,            /* adaptivemaxgradinput<s> (+=)                       */
     SK_AMAX_BWD_ATOMIC,     /* atomicadaptivemaxgradinput<s> (+=)                 */
+    SK_AVGPOOL_BWD_NONOVERLAP, /* AveragePool2d.cu avg_pool2d_backward_nonoverlap_frame<s, acc, idx> */
     SK_NEAREST,             /* UpSampleNearest2d.cu upsample_nearest2d_out_frame<s, fn> */
     SK_NEAREST_NHWC,        /* upsample_nearest2d_nhwc_out_frame<s, fn>           */
     SK_NEAREST_BWD,         /* upsample_nearest2d_backward_out_frame<s, acc, fn>  */
@@ -66,6 +67,10 @@ typedef struct spatial_kernel {
     int wide;                /* index_t is int64 */
     int exact;               /* nearest-exact */
     int kw;                  /* avg_pool3d: kernel width template argument, 0 if none */
+    size_t acc_size;         /* accumulate type: 4 float, 8 double, 0 none */
+    int form;                /* parameter list: 1 where torch 2.15 changed it, 2 a variant
+                                without a leading count (see the decoders) */
+    int row;                 /* its row in spatial.c's kernel table (the layout) */
 } spatial_kernel;
 
 #define SARG(c, i, T) TFL_KARG(c, T, i)

@@ -1,9 +1,13 @@
 /*
  * spatial_pool.c - decode the launches of PyTorch's 2-D pooling kernels
  * (max, average, adaptive average, adaptive max; NCHW and channels_last)
- * into a tfl_spatial_op.  Parameter lists as in the torch 2.11 sm_80
- * cubins (docs/op-spatial.md); "idx" parameters are int or int64 as the
- * kernel's index_t template argument says (k->wide).
+ * into a tfl_spatial_op.  Parameter lists as in the sm_80 cubins of
+ * torch 2.11 - 2.15 (the layouts are spatial.c's table; docs/op-spatial.md);
+ * "idx" parameters are int or int64 as the kernel's index_t template
+ * argument says (k->wide).  Release differences: 2.15's avg_pool2d
+ * backward kernels take a third trailing bool (avg_tail); 2.14's
+ * adaptive_average_pool / _gradinput gained an index_t argument (int in
+ * 2.11 - 2.13).
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,12 +48,20 @@ static int batch_from(int64_t count, int64_t per, int64_t *n)
     return 1;
 }
 
-/* avg_pool2d's trailing (divisor_override, count_include_pad, use_divisor). */
-static void avg_tail(const tfl_kcall *c, int i, tfl_spatial_op *s)
+/* avg_pool2d's trailing (divisor_override, count_include_pad, use_divisor
+ * [, uniform]).  The backward kernels of torch 2.15 (form 1) take a third
+ * bool: when set, every window divides by one number - divisor_override
+ * if use_divisor, else kernel_h * kernel_w - instead of its own count
+ * (sm_80 SASS: the flag selects a loop dividing by that constant), which
+ * the op runs as a divisor override. */
+static void avg_tail(const tfl_kcall *c, int i, int uniform, tfl_spatial_op *s)
 {
     int32_t div = SARG(c, i, int32_t);
+    int use = SARG(c, i + 2, uint8_t) != 0;
     s->count_include_pad = SARG(c, i + 1, uint8_t) != 0;
-    s->divisor_override = SARG(c, i + 2, uint8_t) ? div : 0;
+    s->divisor_override = use ? div : 0;
+    if (uniform && SARG(c, i + 3, uint8_t))
+        s->divisor_override = use ? div : s->kernel_h * s->kernel_w;
 }
 
 tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spatial_op *s,
@@ -154,7 +166,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->out_w = SARG(c, 6, int32_t);
         window(c, 7, 0, s);
         s->out = SARG(c, 13, void *);
-        avg_tail(c, 14, s);
+        avg_tail(c, 14, 0, s);
         ok = batch_from(count, s->c * s->out_h * s->out_w, &s->n);
         (nhwc ? sp_nhwc : sp_nchw)(s->in_stride, s->c, s->in_h, s->in_w);
         (nhwc ? sp_nhwc : sp_nchw)(s->out_stride, s->c, s->out_h, s->out_w);
@@ -163,9 +175,11 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
     case SK_AVGPOOL_BWD_NCHW:
     case SK_AVGPOOL_BWD_NHWC: {
         /* nchw: (idx nthreads, const s *gout, int64 C, H, W, OH, OW, int
-         *        kh..pw, s *gin, int divisor, bool cip, bool use)
+         *        kh..pw, s *gin, int divisor, bool cip, bool use
+         *        [, bool uniform (2.15)])
          * nhwc: (idx nthreads, const s *gout, int64 C, H, W, int OH, OW,
-         *        kh..pw, s *gin, int divisor, bool cip, bool use)
+         *        kh..pw, s *gin, int divisor, bool cip, bool use
+         *        [, bool uniform (2.15)])
          * one thread per gin element, gin written everywhere */
         int nhwc = k->id == SK_AVGPOOL_BWD_NHWC;
         s->kind = TFL_SPATIAL_AVGPOOL_BWD;
@@ -178,7 +192,36 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->out_w = nhwc ? SARG(c, 6, int32_t) : SARG(c, 6, int64_t);
         window(c, 7, 0, s);
         s->in = SARG(c, 13, void *);
-        avg_tail(c, 14, s);
+        avg_tail(c, 14, k->form == 1, s);
+        ok = batch_from(count, s->c * s->in_h * s->in_w, &s->n);
+        (nhwc ? sp_nhwc : sp_nchw)(s->in_stride, s->c, s->in_h, s->in_w);
+        (nhwc ? sp_nhwc : sp_nchw)(s->out_stride, s->c, s->out_h, s->out_w);
+        break;
+    }
+    case SK_AVGPOOL_BWD_NONOVERLAP: {
+        /* (idx nthreads, const s *gout, int64 C, H, W, OH, OW, int kh, kw,
+         *  s *gin, int divisor, bool use_divisor, bool channels_last)
+         * (torch 2.14+): windows that tile the input - stride = kernel, no
+         * padding - so each divides by one number, divisor_override if
+         * use_divisor else kh * kw; one thread per gin element, NCHW or
+         * (the last bool) NHWC contiguous.  (Read from the sm_80 SASS:
+         * the divisor select, and the index split channel-first under
+         * the last flag.) */
+        int nhwc = SARG(c, 12, uint8_t) != 0;
+        s->kind = TFL_SPATIAL_AVGPOOL_BWD;
+        count = iarg(c, 0, w);
+        s->out = SARG(c, 1, void *);
+        s->c = SARG(c, 2, int64_t);
+        s->in_h = SARG(c, 3, int64_t);
+        s->in_w = SARG(c, 4, int64_t);
+        s->out_h = SARG(c, 5, int64_t);
+        s->out_w = SARG(c, 6, int64_t);
+        s->kernel_h = s->stride_h = SARG(c, 7, int32_t);
+        s->kernel_w = s->stride_w = SARG(c, 8, int32_t);
+        s->dilation_h = s->dilation_w = 1;
+        s->in = SARG(c, 9, void *);
+        s->count_include_pad = 1;
+        s->divisor_override = SARG(c, 11, uint8_t) ? SARG(c, 10, int32_t) : s->kernel_h * s->kernel_w;
         ok = batch_from(count, s->c * s->in_h * s->in_w, &s->n);
         (nhwc ? sp_nhwc : sp_nchw)(s->in_stride, s->c, s->in_h, s->in_w);
         (nhwc ? sp_nhwc : sp_nchw)(s->out_stride, s->c, s->out_h, s->out_w);
@@ -186,8 +229,8 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
     }
     case SK_AAVG:
     case SK_AMAX: {
-        /* adaptive_average_pool: (const s *in, s *out, int H, W, OH, OW,
-         *   int64 in_stride_plane, _h, _w)
+        /* adaptive_average_pool<s[, idx (2.14)]>: (const s *in, s *out,
+         *   idx H, W, OH, OW, int64 in_stride_plane, _h, _w)
          * adaptivemaxpool: (const s *in, s *out, int64 *ind, int H, W, OH,
          *   OW, int64 in_stride_plane, _h, _w)
          * one block column per plane: planes = grid.x; out contiguous */
@@ -198,10 +241,10 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         if (mx)
             s->indices = SARG(c, 2, int64_t *);
         s->n = c->grid[0];
-        s->in_h = SARG(c, 2 + a, int32_t);
-        s->in_w = SARG(c, 3 + a, int32_t);
-        s->out_h = SARG(c, 4 + a, int32_t);
-        s->out_w = SARG(c, 5 + a, int32_t);
+        s->in_h = iarg(c, 2 + a, w);
+        s->in_w = iarg(c, 3 + a, w);
+        s->out_h = iarg(c, 4 + a, w);
+        s->out_w = iarg(c, 5 + a, w);
         s->in_stride[0] = SARG(c, 6 + a, int64_t);
         s->in_stride[1] = 0;
         s->in_stride[2] = SARG(c, 7 + a, int64_t);
@@ -213,8 +256,9 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
     case SK_AAVG_BWD_ATOMIC:
     case SK_AMAX_BWD:
     case SK_AMAX_BWD_ATOMIC: {
-        /* (s *gin, const s *gout, [const int64 *ind,] int H, W, OH, OW):
-         * contiguous planes, planes = grid.x, gin added into */
+        /* (s *gin, const s *gout, [const int64 *ind,] idx H, W, OH, OW):
+         * contiguous planes, planes = grid.x, gin added into; idx is int
+         * but for 2.14's adaptive_average_gradinput<s, long> */
         int mx = k->id == SK_AMAX_BWD || k->id == SK_AMAX_BWD_ATOMIC, a = mx ? 1 : 0;
         s->kind = mx ? TFL_SPATIAL_MAX_BWD : TFL_SPATIAL_ADAPTIVE_AVG_BWD;
         s->accumulate = 1;
@@ -223,10 +267,10 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         if (mx)
             s->indices = SARG(c, 2, int64_t *);
         s->n = c->grid[0];
-        s->in_h = SARG(c, 2 + a, int32_t);
-        s->in_w = SARG(c, 3 + a, int32_t);
-        s->out_h = SARG(c, 4 + a, int32_t);
-        s->out_w = SARG(c, 5 + a, int32_t);
+        s->in_h = iarg(c, 2 + a, w);
+        s->in_w = iarg(c, 3 + a, w);
+        s->out_h = iarg(c, 4 + a, w);
+        s->out_w = iarg(c, 5 + a, w);
         sp_nchw(s->in_stride, 1, s->in_h, s->in_w);
         sp_nchw(s->out_stride, 1, s->out_h, s->out_w);
         break;

@@ -1,8 +1,10 @@
 /*
  * spatial_resize.c - decode the launches of PyTorch's 2-D nearest and
  * bilinear resize kernels and their backward kernels (NCHW and
- * channels_last) into a tfl_spatial_op.  Parameter lists as in the torch
- * 2.11 sm_80 cubins (docs/op-spatial.md).  The float scales are passed
+ * channels_last) into a tfl_spatial_op.  Parameter lists as in the sm_80
+ * cubins of torch 2.11 - 2.15 (layouts: spatial.c's table;
+ * docs/op-spatial.md); 2.14 gave the channels_last bilinear kernels an
+ * index_t template argument, the type of their element counts.  The float scales are passed
  * through as the kernels received them, so the host op maps indices
  * exactly as the CUDA kernel would.
  */
@@ -22,10 +24,16 @@ static void accessor(const tfl_kcall *c, int i, void **data, int64_t *sizes, int
     }
 }
 
-/* A bilinear kernel's scale: its accscalar_t, double for double data. */
+/* A bilinear kernel's scale: its accscalar_t (a template argument). */
 static double dscale(const tfl_kcall *c, int i, const spatial_kernel *k)
 {
-    return k->dtype == TFL_DT_F64 ? SARG(c, i, double) : (double)SARG(c, i, float);
+    return k->acc_size == 8 ? SARG(c, i, double) : (double)SARG(c, i, float);
+}
+
+/* Parameter i as the kernel's index_t. */
+static int64_t iarg(const tfl_kcall *c, int i, const spatial_kernel *k)
+{
+    return k->wide ? SARG(c, i, int64_t) : (int64_t)SARG(c, i, int32_t);
 }
 
 static int batch_from(int64_t count, int64_t per, int64_t *n)
@@ -134,8 +142,9 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         break;
     }
     case SK_BILINEAR_NHWC:
-        /* (float rh, float rw, bool align_corners, int C, H, W, OH, OW,
-         *  const s *in, s *out, int out_numel); NHWC contiguous */
+        /* (acc rh, acc rw, bool align_corners, int C, H, W, OH, OW,
+         *  const s *in, s *out, idx out_numel); NHWC contiguous; idx int
+         *  (2.11 - 2.13) or 2.14's index_t template argument */
         s->kind = TFL_SPATIAL_BILINEAR_FWD;
         s->scale_h = dscale(c, 0, k);
         s->scale_w = dscale(c, 1, k);
@@ -147,7 +156,7 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         s->out_w = SARG(c, 7, int32_t);
         s->in = SARG(c, 8, void *);
         s->out = SARG(c, 9, void *);
-        ok = batch_from(SARG(c, 10, int32_t), s->c * s->out_h * s->out_w, &s->n);
+        ok = batch_from(iarg(c, 10, k), s->c * s->out_h * s->out_w, &s->n);
         sp_nhwc(s->in_stride, s->c, s->in_h, s->in_w);
         sp_nhwc(s->out_stride, s->c, s->out_h, s->out_w);
         break;
@@ -170,9 +179,10 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         sp_nchw(s->out_stride, 1, s->out_h, s->out_w);
         break;
     case SK_BILINEAR_BWD_NHWC:
-        /* (int H, W, OH, OW, float rh, float rw, bool ac, s *gin,
-         *  const s *gout, int C, size_t gout_numel, size_t gin_numel);
-         *  NHWC contiguous, gin added into */
+        /* (int H, W, OH, OW, acc rh, acc rw, bool ac, s *gin,
+         *  const s *gout, int C, idx gout_numel, idx gin_numel); NHWC
+         *  contiguous, gin added into; idx size_t (2.11 - 2.13) or 2.14's
+         *  index_t template argument */
         s->kind = TFL_SPATIAL_BILINEAR_BWD;
         s->accumulate = 1;
         s->in_h = SARG(c, 0, int32_t);
@@ -185,7 +195,7 @@ tfl_status sp_decode_resize(const tfl_kcall *c, const spatial_kernel *k, tfl_spa
         s->in = SARG(c, 7, void *);
         s->out = SARG(c, 8, void *);
         s->c = SARG(c, 9, int32_t);
-        ok = batch_from((int64_t)SARG(c, 11, uint64_t), s->c * s->in_h * s->in_w, &s->n);
+        ok = batch_from(iarg(c, 11, k), s->c * s->in_h * s->in_w, &s->n);
         sp_nhwc(s->in_stride, s->c, s->in_h, s->in_w);
         sp_nhwc(s->out_stride, s->c, s->out_h, s->out_w);
         break;

@@ -265,3 +265,32 @@ def test_float64(cuda, op, shape):
     got = F64_OPS[op](x.to(cuda)).cpu()
     assert got.dtype == torch.float64
     torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+
+
+# torch.linalg._powsum: NormOps / NormTwoOps (ord 2) with apply_root = false,
+# the power sum without the final root (the reduce op's no_root option);
+# float64 reference, one rounding of the float accumulation for half types.
+POWSUM_TOL = {torch.float32: 1e-5, torch.float64: 1e-12,
+              torch.float16: 2 ** -10, torch.bfloat16: 2 ** -7}
+
+
+@pytest.mark.parametrize("ord", [2, 3, 0.5, 1, 0, math.inf])
+@pytest.mark.parametrize("dtype", sorted(POWSUM_TOL, key=str))
+@pytest.mark.parametrize("shape,dim", [("mat", None), ("mat", -1), ("cube", 1), ("cube", (0, 2))])
+def test_powsum(cuda, ord, dtype, shape, dim):
+    x = make(SHAPES[shape], dtype, seed=21)
+    got = torch.linalg._powsum(x.to(cuda), ord, dim=dim).cpu()
+    want = torch.linalg._powsum(x.double(), ord, dim=dim).to(dtype)
+    assert got.dtype == dtype
+    tol = POWSUM_TOL[dtype]
+    close(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("ord", [2, 3])
+def test_powsum_half_to_float(cuda, dtype, ord):
+    # dtype=float32 reads the half input directly (NormOps<Half, float, float>)
+    x = make((23, 301), dtype, seed=22)
+    got = torch.linalg._powsum(x.to(cuda), ord, dim=1, dtype=torch.float32).cpu()
+    want = torch.linalg._powsum(x.double(), ord, dim=1).float()
+    close(got, want, rtol=1e-5, atol=1e-5)
