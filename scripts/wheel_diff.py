@@ -67,8 +67,9 @@ def table(infos):
         k = i["kernels"].values()
         claimed = sum(1 for st, _, _ in k if st != "unclaimed")
         ok = sum(1 for st, _, _ in k if st == "ok")
+        arch = i["arch"] if isinstance(i["arch"], str) else " ".join(i["arch"])
         print(f"| {i['torch']} | {i['cuda']} | {'.'.join(map(str, i['cudnn']))} | "
-              f"{'.'.join(map(str, i['nccl'] or []))} | {' '.join(i['arch'])} | {len(i['kernels'])} "
+              f"{'.'.join(map(str, i['nccl'] or []))} | {arch} | {len(i['kernels'])} "
               f"| {claimed} | {ok} |")
 
 

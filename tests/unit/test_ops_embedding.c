@@ -7,6 +7,8 @@
  * cubins' parameter tables (every kernel form, including the release
  * changes of renorm, the per-sample-weights backward and the max-mode
  * backward), and the later forms' new parameters read where they lie.
+ * max_norm's index wrap (2.13+): the host op (wrap, device-side assert)
+ * and the kernel decoded from launches on pool memory.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +16,9 @@
 #include <string.h>
 
 #include "backends/host/host_ops.h"
+#include "mem/mem.h"
 #include "route/optable.h"
+#include "route/runtime.h"
 
 static int failures, checks;
 
@@ -116,6 +120,12 @@ static const struct { const char *mangled, *layout; } cubin[] = {
     /* 2.13.0-2.15.0: renorm_kernel<c10::Half, float, long const> */
     { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a13renorm_kernelIN3c104HalfEfKlEEvPT_PT1_T0_SA_llllPS5_",
       "0:8 8:8 16:4 20:4 24:8 32:8 40:8 48:8 56:8" },
+    /* 2.13.0-2.15.0 (new in 2.13): embedding_renorm_wrap_indices_kernel<long> */
+    { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a36embedding_renorm_wrap_indices_kernelIlEEvPKT_PS3_ll",
+      "0:8 8:8 16:8 24:8" },
+    /* 2.13.0-2.15.0: embedding_renorm_wrap_indices_kernel<int> */
+    { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a36embedding_renorm_wrap_indices_kernelIiEEvPKT_PS3_ll",
+      "0:8 8:8 16:8 24:8" },
 };
 
 /* layout() for a name, as "offset:size ..." ("" when not claimed). */
@@ -189,11 +199,104 @@ static void test_psw_bounds(void)
     free(cookie);
 }
 
+/* The host op: negative indices wrapped by weight_rows, in place or not,
+ * both index types; an index outside [-rows, rows) fails (the kernel's
+ * device-side assert) before anything is written. */
+static void test_wrap_host(void)
+{
+    int64_t in64[6] = { 0, -1, 4, -5, 2, -3 }, out64[6];
+    int32_t in32[6] = { 0, -1, 4, -5, 2, -3 };
+    const int64_t want[6] = { 0, 4, 4, 0, 2, 2 };
+    tfl_embedding_op op = { .kind = TFL_EMBEDDING_WRAP_INDICES, .index_dtype = TFL_DT_I64,
+                            .indices = in64, .wrapped = out64, .n = 6, .weight_rows = 5 };
+    CHECK(host_embedding_supported(&op), "wrap supported");
+    CHECK(host_embedding(&op) == TFL_OK, "wrap i64");
+    for (int i = 0; i < 6; i++)
+        CHECK(out64[i] == want[i], "wrap i64 [%d] %lld vs %lld", i, (long long)out64[i],
+              (long long)want[i]);
+    op.index_dtype = TFL_DT_I32;
+    op.indices = op.wrapped = in32;                  /* in place */
+    CHECK(host_embedding(&op) == TFL_OK, "wrap i32 in place");
+    for (int i = 0; i < 6; i++)
+        CHECK(in32[i] == want[i], "wrap i32 [%d] %d vs %lld", i, in32[i], (long long)want[i]);
+    static const int64_t bad[] = { 5, -6, INT64_MAX, INT64_MIN };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        int64_t in[3] = { 1, bad[b], -2 }, out[3] = { 7, 7, 7 };
+        op.index_dtype = TFL_DT_I64;
+        op.indices = in;
+        op.wrapped = out;
+        op.n = 3;
+        CHECK(host_embedding(&op) == TFL_ERR_DEVICE, "index %lld accepted", (long long)bad[b]);
+        CHECK(out[0] == 7 && out[1] == 7 && out[2] == 7, "index %lld: output written",
+              (long long)bad[b]);
+    }
+    op.index_dtype = TFL_DT_F32;
+    CHECK(!host_embedding_supported(&op), "float indices supported");
+}
+
+/* The 2.13+ kernel decoded from synthesized launches on pool memory: the
+ * x threads bound the elements, an out-of-range index is TFL_ERR_DEVICE,
+ * operands outside device memory are refused. */
+static void test_wrap_decode(void)
+{
+    const char *name = "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a36embedding_renorm_wrap_indices_kernelIiEEvPKT_PS3_ll";
+    void *cookie = NULL;
+    CHECK(tfl_kfamily_embedding.match(name, &cookie) == 1 && cookie &&
+          strcmp(tfl_kfamily_embedding.op_name(cookie), "embedding_renorm_wrap") == 0,
+          "wrap kernel claimed");
+    int32_t *in = NULL, *out = NULL;
+    CHECK(tfl_rt_init() == TFL_OK, "runtime");
+    if (!cookie || tfl_mem_alloc(300 * 4, TFL_MEM_DEVICE, 0, 0, (void **)&in) != TFL_OK ||
+        tfl_mem_alloc(300 * 4, TFL_MEM_DEVICE, 0, 0, (void **)&out) != TFL_OK) {
+        CHECK(0, "pool allocation");
+        return;
+    }
+    for (int i = 0; i < 300; i++) {
+        in[i] = i % 2 ? -(i % 7) - 1 : i % 7;      /* in [-7, 7): rows 7 */
+        out[i] = -100;
+    }
+    int64_t numel = 300, rows = 7;
+    void *args[4] = { &in, &out, &numel, &rows };
+    tfl_kcall c = { .name = name, .grid = { 2, 1, 1 }, .block = { 128, 1, 1 }, .args = args };
+    char err[256] = "";
+    /* 256 x threads: elements 256..299 are not this launch's */
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_OK, "wrap: %s", err);
+    int bad = 0;
+    for (int i = 0; i < 300; i++)
+        bad += out[i] != (i < 256 ? (in[i] < 0 ? in[i] + 7 : in[i]) : -100);
+    CHECK(bad == 0, "wrap: %d wrong", bad);
+    c.grid[0] = 3;
+    in[299] = 7;                                     /* the assert */
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "index 7 of 7 rows accepted");
+    CHECK(out[256] == -100, "failed launch wrote");
+    in[299] = -8;
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "index -8 of 7 rows accepted");
+    in[299] = 0;
+    rows = -1;
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
+          "negative row count accepted");
+    rows = 7;
+    int32_t stack[4] = { 0 };
+    void *sp = stack;
+    void *args2[4] = { &sp, &out, &numel, &rows };
+    numel = 4;
+    c.args = args2;
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+          "stack operand accepted: %s", err);
+    free(cookie);
+    tfl_mem_free(in, 1u << TFL_MEM_DEVICE);
+    tfl_mem_free(out, 1u << TFL_MEM_DEVICE);
+}
+
 int main(void)
 {
     test_cubin_layouts();
     test_renorm_num_rows();
     test_psw_bounds();
+    test_wrap_host();
+    test_wrap_decode();
     run(TFL_DT_I64, -1);
     run(TFL_DT_I32, -1);
     run(TFL_DT_I64, 3);

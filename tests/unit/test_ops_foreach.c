@@ -167,14 +167,17 @@ static void test_norm(void)
     float *x = malloc(n0 * sizeof *x);
     float y[3] = { 3.0f, -4.0f, 12.0f };
     unsigned s = 3;
-    double ref0 = 0, inf0 = 0;
+    double ref0 = 0, inf0 = 0, nz0 = 0;
     for (int64_t i = 0; i < n0; i++) {
-        x[i] = frand(&s);
+        x[i] = i % 7 == 3 ? (i % 2 ? -0.0f : 0.0f) : frand(&s);   /* zeros for L0 */
         ref0 += (double)x[i] * x[i];
         inf0 = fmax(inf0, fabs(x[i]));
+        nz0 += x[i] != 0;
     }
-    int norms[3] = { TFL_FOREACH_NORM_L1, TFL_FOREACH_NORM_L2, TFL_FOREACH_NORM_LINF };
-    for (int k = 0; k < 3; k++) {
+    /* L0 (2.12+): the count of nonzeros, never rooted (apply_root is set) */
+    int norms[4] = { TFL_FOREACH_NORM_L1, TFL_FOREACH_NORM_L2, TFL_FOREACH_NORM_LINF,
+                     TFL_FOREACH_NORM_L0 };
+    for (int k = 0; k < 4; k++) {
         float partials[2 * 2];
         for (int i = 0; i < 4; i++) partials[i] = 0.0f;
         tfl_foreach_tensor ta[1] = { { { x }, n0, 0, NULL } };
@@ -208,6 +211,7 @@ static void test_norm(void)
         double want0, want1;
         if (norms[k] == TFL_FOREACH_NORM_L2) { want0 = sqrt(ref0); want1 = 13.0; }
         else if (norms[k] == TFL_FOREACH_NORM_LINF) { want0 = inf0; want1 = 12.0; }
+        else if (norms[k] == TFL_FOREACH_NORM_L0) { want0 = nz0; want1 = 3.0; }
         else {
             want0 = 0;
             for (int64_t i = 0; i < n0; i++) want0 += fabs(x[i]);
@@ -215,7 +219,31 @@ static void test_norm(void)
         }
         CHECK(fabs(r0 - want0) <= 1e-5 * want0, "norm %d tensor 0: %g vs %g", k, r0, want0);
         CHECK(r1 == (float)want1, "norm %d tensor 1: %g vs %g", k, r1, want1);
+        if (norms[k] == TFL_FOREACH_NORM_L0)
+            CHECK(r0 == (float)nz0, "L0 count %g vs %g", r0, nz0);
     }
+    /* L0 counts NaN (NaN != 0) and not zeros of either sign */
+    float z[5] = { 0.0f, -0.0f, NAN, 1e-30f, -2.0f }, part[1] = { -1 }, cnt = -1;
+    tfl_foreach_tensor tz[1] = { { { z }, 5, 0, NULL } };
+    tfl_foreach_block bz[1] = { { 0, 0 } };
+    tfl_foreach_op op = base(TFL_FOREACH_NORM_PARTIAL, 1, 0, tz, 1, bz, 1);
+    op.norm = TFL_FOREACH_NORM_L0;
+    op.partials = part;
+    op.max_chunks = 1;
+    CHECK(host_foreach(&op) == TFL_OK && part[0] == 3.0f, "L0 partial with NaN: %g", part[0]);
+    void *co[1] = { &cnt };
+    tfl_foreach_op fin;
+    memset(&fin, 0, sizeof fin);
+    fin.kind = TFL_FOREACH_NORM_FINISH;
+    fin.dtype = fin.out_dtype = TFL_DT_F32;
+    fin.depth = 1;
+    fin.chunk_size = CH;
+    fin.norm = TFL_FOREACH_NORM_L0;
+    fin.partials = part;
+    fin.max_chunks = 1;
+    fin.finish_out = co;
+    fin.nfinish = 1;
+    CHECK(host_foreach(&fin) == TFL_OK && cnt == 3.0f, "L0 finish: %g", cnt);
     free(x);
 }
 
@@ -327,6 +355,18 @@ static const struct { int minor; const char *mangled, *layout; } cubin[] = {
     /* 2.12.1 norm */
     { 12, "_ZN2at6native14lpnorm_cleanupIN3c104HalfELNS0_8NormTypeE2EfLb1EfEEvPKT3_NS0_19TensorListAddressesEi",
       "0:8 8:25600 25608:4" },
+    /* 2.12.1 norm, L0 (NormType 0 from 2.12) */
+    { 12, "_ZN2at6native51_GLOBAL__N__d9d46141_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIN3c108BFloat16ELNS0_8NormTypeE0EfLi1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_",
+      "0:25768 25768:1 25776:8 25784:4" },
+    /* 2.12.1 norm, L0 */
+    { 12, "_ZN2at6native14lpnorm_cleanupIfLNS0_8NormTypeE0EN3c104HalfELb0EfEEvPKT3_NS0_19TensorListAddressesEi",
+      "0:8 8:25600 25608:4" },
+    /* 2.15.0 norm, L0 (packed partials: int64 offsets) */
+    { 15, "_ZN2at6native51_GLOBAL__N__99dedba0_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE0EfLi1ELi1ELi0EEEJPfPKlEEEvT_T0_DpT1_",
+      "0:25768 25768:1 25776:8 25784:8" },
+    /* 2.15.0 norm, L0 */
+    { 15, "_ZN2at6native14lpnorm_cleanupIN3c104HalfELNS0_8NormTypeE0EfLb1EfEEvPKT3_NS0_19TensorListAddressesEPKli",
+      "0:8 8:25600 25608:8 25616:4" },
     /* 2.15.0 add */
     { 15, "_ZN2at6native55_GLOBAL__N__f86471ef_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_T0_DpT1_",
       "0:24200 24200:1 24201:1 24204:4" },
@@ -398,8 +438,8 @@ static void test_layouts(void)
               cubin[i].mangled, cubin[i].layout, got);
     }
     /* NormType is { L1, L2, LInf } in 2.11 and { L0, L1, L2, LInf } from
-     * 2.12: value 0 is L1 in 2.11 and the undecoded L0 in 2.12; value 3
-     * exists from 2.12 only */
+     * 2.12: value 0 is L1 in 2.11 and L0 from 2.12; value 3 exists from
+     * 2.12 only */
     static const char lp0[] =
         "_ZN2at6native51_GLOBAL__N__d9d46141_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE0EfLi1ELi1ELi0EEEJPfiEEEvT_T0_DpT1_";
     static const char clean0[] =
@@ -412,14 +452,18 @@ static void test_layouts(void)
     CHECK(tfl_kfamily_foreach.match(clean0, &cookie) == 1, "2.11 L1 cleanup");
     CHECK(tfl_kfamily_foreach.match(clean3, &cookie) == 0, "2.11 NormType 3");
     tfl_foreach_set_release(12, 13);
-    CHECK(tfl_kfamily_foreach.match(lp0, &cookie) == 0, "2.12 L0 partials claimed");
-    CHECK(tfl_kfamily_foreach.match(clean0, &cookie) == 0, "2.12 L0 cleanup claimed");
+    CHECK(tfl_kfamily_foreach.match(lp0, &cookie) == 1, "2.12 L0 partials");
+    CHECK(tfl_kfamily_foreach.match(clean0, &cookie) == 1, "2.12 L0 cleanup");
     CHECK(tfl_kfamily_foreach.match(clean3, &cookie) == 1, "2.12 LInf cleanup");
     /* 2.15's L0 (packed partials form) */
     tfl_foreach_set_release(15, 13);
     CHECK(tfl_kfamily_foreach.match(
               "_ZN2at6native51_GLOBAL__N__99dedba0_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE0EfLi1ELi1ELi0EEEJPfPKlEEEvT_T0_DpT1_",
-              &cookie) == 0, "2.15 L0 partials claimed");
+              &cookie) == 1, "2.15 L0 partials");
+    /* NormType 4 is out of range in every release */
+    CHECK(tfl_kfamily_foreach.match(
+              "_ZN2at6native14lpnorm_cleanupIfLNS0_8NormTypeE4EfLb1EfEEvPKT3_NS0_19TensorListAddressesEPKli",
+              &cookie) == 0, "NormType 4 claimed");
     /* a CUDA 12 build keeps the 4 KB metadata */
     tfl_foreach_set_release(12, 12);
     layout_text(cubin[0].mangled, got, sizeof got);

@@ -1,7 +1,8 @@
 /*
  * torchfl/ops/embedding.h - the "embedding" op of the backend ABI: the
  * backward of an embedding lookup (scatter-add of the output gradient into
- * the rows of the weight gradient).  The lookup itself is an index op
+ * the rows of the weight gradient), embedding_bag, and max_norm's renorm
+ * (with its index wrap).  The lookup itself is an index op
  * (torchfl/ops/index.h).
  *
  * Part of the contract in torchfl/backend.h (included from there); a
@@ -61,6 +62,13 @@ typedef enum tfl_embedding_kind {
      * multiplied by (dtype)(max_norm / (norm + 1e-7)).  dtype F32, F64,
      * F16 or BF16; indices (distinct) index_dtype; weight_rows bounds r. */
     TFL_EMBEDDING_RENORM = 6,
+    /* F.embedding(max_norm=...)'s index wrap (torch 2.13+, before the
+     * renorm): for i < n, wrapped[i] = indices[i] + (indices[i] < 0 ?
+     * weight_rows : 0).  An index outside [-weight_rows, weight_rows) is
+     * PyTorch's device-side assert: the op fails with TFL_ERR_DEVICE and
+     * writes nothing.  index_dtype I32 or I64 (indices and wrapped);
+     * wrapped may be indices itself. */
+    TFL_EMBEDDING_WRAP_INDICES = 7,
 } tfl_embedding_kind;
 
 typedef enum tfl_embedding_bag_mode {
@@ -120,6 +128,9 @@ typedef struct tfl_embedding_op {
                                * is, any value) */
     tfl_embedding_renorm renorm;   /* RENORM (indices, n, index_dtype,
                                     * dtype, weight_rows above apply) */
+    void *wrapped;            /* WRAP_INDICES: n indices out (indices, n,
+                               * index_dtype, weight_rows above apply;
+                               * dtype is not read) */
 } tfl_embedding_op;
 
 #endif

@@ -63,6 +63,9 @@ typedef enum tfl_foreach_norm {
     TFL_FOREACH_NORM_L1 = 1,    /* sum |x|                  */
     TFL_FOREACH_NORM_L2 = 2,    /* sum x^2 (sqrt on finish) */
     TFL_FOREACH_NORM_LINF = 3,  /* max |x|, NaN propagates  */
+    TFL_FOREACH_NORM_L0 = 4,    /* count of x != 0 (NaN counts), summed in
+                                 * float; no root on finish whatever
+                                 * apply_root says (_foreach_norm ord=0)  */
 } tfl_foreach_norm;
 
 typedef struct tfl_foreach_tensor {
@@ -100,7 +103,7 @@ typedef struct tfl_foreach_op {
     float *partials;            /* opmath partials, max_chunks per tensor   */
     int max_chunks;
     int first_index;            /* NORM_PARTIAL: start_tensor_this_launch   */
-    int apply_root;             /* NORM_FINISH: sqrt for L2                 */
+    int apply_root;             /* NORM_FINISH: sqrt for L2 (only)          */
     void *const *finish_out;    /* NORM_FINISH: one float* per tensor       */
     int nfinish;                /* NORM_FINISH: tensors (one per block)     */
     /* ADAM: hyper-parameters as the kernel receives them (double; the 2.11

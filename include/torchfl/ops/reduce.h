@@ -39,10 +39,10 @@ typedef enum tfl_reduce_kind {
     TFL_RED_ARGMAX,    /* out = index (int64) of the max                    */
     TFL_RED_ARGMIN,    /* out = index (int64) of the min                    */
     TFL_RED_AMINMAX,   /* out = min, out2 = max (NaN propagates)           */
-    TFL_RED_NORM,      /* (sum |x|^p)^(1/p), p = op.p                       */
+    TFL_RED_NORM,      /* (sum |x|^p)^(1/p), p = op.p (no_root: sum |x|^p)  */
     TFL_RED_NORM0,     /* count of nonzero                                 */
     TFL_RED_NORM1,     /* sum |x|                                          */
-    TFL_RED_NORM2,     /* sqrt(sum x^2)                                    */
+    TFL_RED_NORM2,     /* sqrt(sum x^2) (no_root: sum x^2)                 */
     TFL_RED_NORM_INF,  /* max |x|                                          */
     TFL_RED_NORM_NINF, /* min |x|                                          */
     TFL_RED_VAR,       /* out = m2 / max(0, n - correction) (sqrt'ed if
@@ -73,6 +73,12 @@ typedef struct tfl_reduce_op {
     double p;                /* NORM: the order                            */
     double correction;       /* VAR: the divisor is n - correction         */
     int take_sqrt;           /* VAR: write the standard deviation          */
+    /* NORM, NORM2: skip the final root, i.e. write sum |x|^p (sum x^2):
+     * torch.linalg._powsum, PyTorch's NormOps / NormTwoOps with
+     * apply_root = false.  0 (the default) for every other kind; a backend
+     * that does not implement it must refuse (op_supported) an op that sets
+     * it rather than write the norm. */
+    int no_root;
 } tfl_reduce_op;
 
 #endif

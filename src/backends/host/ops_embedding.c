@@ -3,7 +3,8 @@
  * backward of an embedding lookup (scatter-add of gradient rows); float32,
  * float16 and bfloat16 (the rows that share an index are summed in float
  * and each sum is added to grad_weight with one rounding, as PyTorch's
- * kernel does within a batch of indices).
+ * kernel does within a batch of indices).  Also max_norm's renorm and its
+ * index wrap; embedding_bag lives in ops_embedding_bag.c.
  */
 #include <stdlib.h>
 
@@ -17,6 +18,8 @@
 
 int host_embedding_supported(const tfl_embedding_op *op)
 {
+    if (op && op->kind == TFL_EMBEDDING_WRAP_INDICES)
+        return op->index_dtype == TFL_DT_I32 || op->index_dtype == TFL_DT_I64;
     if (op && op->kind == TFL_EMBEDDING_RENORM)
         return (op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64 ||
                 op->dtype == TFL_DT_F16 || op->dtype == TFL_DT_BF16) &&
@@ -145,8 +148,38 @@ static tfl_status renorm(const tfl_embedding_op *op)
     return TFL_OK;
 }
 
+/* max_norm's index wrap (TFL_EMBEDDING_WRAP_INDICES): every index is
+ * checked first, as the kernel's device-side assert would stop the
+ * launch, so a bad one leaves the output untouched. */
+static tfl_status wrap_indices(const tfl_embedding_op *op)
+{
+    const int64_t rows = op->weight_rows;
+    if (op->n < 0 || rows < 0 || (op->n && (!op->indices || !op->wrapped)))
+        return TFL_ERR_INVALID;
+    for (int64_t i = 0; i < op->n; i++) {
+        int64_t r = index_at(op->indices, op->index_dtype, i);
+        if (r < -rows || r >= rows) {
+            tfl_error("embedding_renorm: index %lld at position %lld is outside "
+                      "[-%lld, %lld)", (long long)r, (long long)i, (long long)rows,
+                      (long long)rows);
+            return TFL_ERR_DEVICE;
+        }
+    }
+    for (int64_t i = 0; i < op->n; i++) {
+        int64_t r = index_at(op->indices, op->index_dtype, i);
+        r += r < 0 ? rows : 0;
+        if (op->index_dtype == TFL_DT_I64)
+            ((int64_t *)op->wrapped)[i] = r;
+        else
+            ((int32_t *)op->wrapped)[i] = (int32_t)r;
+    }
+    return TFL_OK;
+}
+
 tfl_status host_embedding(const tfl_embedding_op *op)
 {
+    if (op && op->kind == TFL_EMBEDDING_WRAP_INDICES)
+        return host_embedding_supported(op) ? wrap_indices(op) : TFL_ERR_INVALID;
     if (op && op->kind == TFL_EMBEDDING_RENORM)
         return host_embedding_supported(op) ? renorm(op) : TFL_ERR_INVALID;
     if (op && (op->kind >= TFL_EMBEDDING_BAG_FWD && op->kind <= TFL_EMBEDDING_BAG_PSW_BWD))

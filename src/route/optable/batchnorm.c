@@ -7,7 +7,10 @@
  * 2.15 agree).  Torch 2.13 rewrote group norm's forward: its TensorIterator
  * lambdas are gone, the moments kernel gained two parameters (2.15 renamed
  * it RowwiseMomentsContiguousCUDAKernel) and ComputeFusedParamsCUDAKernel
- * the accumulate type as a template argument (same parameters).
+ * the accumulate type as a template argument (same parameters).  Torch 2.15
+ * replaced ComputeInternalGradientsCUDAKernel with
+ * ComputeInternalGradientsContiguousCUDAKernel<vec, T> (same parameters
+ * and sums; see below).
  *
  * Batch norm kernels take GenericPackedTensorAccessor<T, D, _, index_t>
  * by value: { T* data; index_t sizes[D]; index_t strides[D] } (elements),
@@ -42,6 +45,11 @@
  *       (2.13+, not read for float)])                     grid.x = rows
  *   ComputeFusedParamsCUDAKernel(N, C, G, mean, rstd, gamma, beta, a, b)
  *   ComputeInternalGradientsCUDAKernel(HxW, dY, X, ds, db)      grid.x = N*C
+ *       ds[r] = sum dY * X, db[r] = sum dY over row r = blockIdx.x of HxW
+ *   ComputeInternalGradientsContiguousCUDAKernel<vec>(HxW, dY, X, ds, db)
+ *       (2.15) the same with vec-float loads over the row's first
+ *       (HxW / vec) * vec elements (no tail loop: the launcher picks vec 4
+ *       only when HxW divides; the decoder sums exactly those elements)
  *   ComputeBackwardFusedParamsCUDAKernel(C, HxW, G, mean, rstd, gamma, ds,
  *       db, c2, c3)                                       grid = (N, G)
  *   Compute1dBackwardFusedParamsCUDAKernel(C, G, dY, X, mean, rstd, gamma,
@@ -140,8 +148,11 @@ static int parse_types(const tfl_kname *kn, bn_kernel *k)
 
 /* group_norm_kernel.cu's kernels, float only.  `targs` is the template
  * argument list: "f" <float>, "ff" <float, float> (the accumulate type
- * became an argument), "if" <vec, float, float> (an int vector width,
- * which only shapes loads).  RowwiseMomentsCUDAKernel<float> is group
+ * became an argument), "iff" / "if" <vec, float[, float]> (the 2.15
+ * Contiguous kernels' vector width: floats per load; their loops read
+ * (cols / vec) * vec elements of a row and no tail - sm_80 SASS of the
+ * <4, ...> instances: LDG.E.128 only, trip count cols >> 2 - which the
+ * decoder reproduces, so any width is decoded exactly).  RowwiseMomentsCUDAKernel<float> is group
  * norm's; layer norm's namesake has three arguments.  Form 1: the moments
  * kernels of torch 2.13+ - RowwiseMomentsCUDAKernel<float, float> (2.13,
  * 2.14), RowwiseMomentsContiguousCUDAKernel<vec, float, float> (2.15) -
@@ -163,6 +174,7 @@ static const struct {
     { "ComputeFusedParamsCUDAKernel", K_GN_FUSED, "group_norm_params", 9, "f", 0 },
     { "ComputeFusedParamsCUDAKernel", K_GN_FUSED, "group_norm_params", 9, "ff", 0 },
     { "ComputeInternalGradientsCUDAKernel", K_GN_INTERNAL_GRADS, "group_norm_backward_sums", 5, "f", 0 },
+    { "ComputeInternalGradientsContiguousCUDAKernel", K_GN_INTERNAL_GRADS, "group_norm_backward_sums", 5, "if", 0 },
     { "ComputeBackwardFusedParamsCUDAKernel", K_GN_BWD_PARAMS, "group_norm_backward_params", 10, "f", 0 },
     { "Compute1dBackwardFusedParamsCUDAKernel", K_GN_BWD_PARAMS_1D, "group_norm_backward_params", 9, "f", 0 },
     { "GammaBetaBackwardCUDAKernel1", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta", 9, "f", 0 },
@@ -171,16 +183,28 @@ static const struct {
     { "GammaBeta1dBackwardCUDAKernel2", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta", 9, "f", 0 },
 };
 
-/* The template arguments read as `pattern` ('f' float, 'i' an int). */
-static int targs_are(const tfl_kname *kn, const char *pattern)
+/* The largest vector width taken (the wheels have 1 and 4). */
+#define GN_MAX_VEC 16
+
+/* The template arguments read as `pattern` ('f' float, 'i' the vector
+ * width, 1..GN_MAX_VEC, into *vec; 1 when there is none). */
+static int targs_are(const tfl_kname *kn, const char *pattern, int *vec)
 {
     long long v;
     int n = (int)strlen(pattern);
+    *vec = 1;
     if (kn->ntargs != n)
         return 0;
-    for (int i = 0; i < n; i++)
-        if (pattern[i] == 'f' ? !tfl_kname_targ_is(kn, i, "float") : !tfl_kname_targ_int(kn, i, &v))
+    for (int i = 0; i < n; i++) {
+        if (pattern[i] == 'f') {
+            if (!tfl_kname_targ_is(kn, i, "float"))
+                return 0;
+        } else if (!tfl_kname_targ_int(kn, i, &v) || v < 1 || v > GN_MAX_VEC) {
             return 0;
+        } else {
+            *vec = (int)v;
+        }
+    }
     return 1;
 }
 
@@ -209,7 +233,7 @@ static int match_kname(const tfl_kname *kn, bn_kernel *k)
     }
     for (size_t i = 0; i < sizeof gn / sizeof gn[0]; i++) {
         if (!tfl_kname_is(kn, gn[i].base) || kn->nparams != gn[i].nparams ||
-            !targs_are(kn, gn[i].targs))
+            !targs_are(kn, gn[i].targs, &k->vec))
             continue;
         k->kind = gn[i].kind;
         k->name = gn[i].name;
@@ -639,7 +663,9 @@ static tfl_status run_group_norm(const tfl_kcall *c, const bn_kernel *k, tfl_op 
             return TFL_ERR_UNSUPPORTED;
         o->kind = TFL_BN_STATS;
         o->stats_mode = TFL_BN_STATS_RSTD;
-        o->n = 1; o->c = rows; o->l = cols;
+        /* (a Contiguous<vec> kernel's moments are of the row's first
+         * (cols / vec) * vec elements) */
+        o->n = 1; o->c = rows; o->l = cols - cols % k->vec;
         o->x_stride[0] = 0; o->x_stride[1] = cols; o->x_stride[2] = 1;
         o->eps = TFL_KARG(c, float, 1);
         o->x = P(2);
@@ -648,6 +674,8 @@ static tfl_status run_group_norm(const tfl_kcall *c, const bn_kernel *k, tfl_op 
         ok = OK(o->x, rows * cols, 0) && OK(o->mean, rows, 0) && OK(o->out2, rows, 0);
         if (rows * cols == 0)
             return TFL_OK;
+        if (o->l == 0)
+            return TFL_ERR_UNSUPPORTED;   /* moments of no element: not modelled */
         break;
     }
     case K_GN_INTERNAL_GRADS: {
@@ -655,7 +683,9 @@ static tfl_status run_group_norm(const tfl_kcall *c, const bn_kernel *k, tfl_op 
         if (c->grid[1] != 1 || c->grid[2] != 1 || hxw < 0)
             return TFL_ERR_UNSUPPORTED;
         o->kind = TFL_BN_BACKWARD_REDUCE;
-        o->n = 1; o->c = rows; o->l = hxw;
+        /* rows of hxw; the Contiguous<vec> kernel sums the first
+         * (hxw / vec) * vec of each */
+        o->n = 1; o->c = rows; o->l = hxw - hxw % k->vec;
         const int64_t st[3] = { 0, hxw, 1 };
         memcpy(o->x_stride, st, sizeof st);
         memcpy(o->dy_stride, st, sizeof st);

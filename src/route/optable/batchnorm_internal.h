@@ -15,6 +15,9 @@ typedef struct bn_kernel {
     int invstd;        /* collect_statistics: InvStd (else Var)            */
     int numel_form;    /* backward_elemt: (numel*, world_size) overload;
                           group norm moments: the 2.13+ seven-parameter form */
+    int vec;           /* group norm *Contiguous* kernels (2.15): floats per
+                          vector load; they read a row's first
+                          (cols / vec) * vec elements only (else 1)         */
     tfl_dtype in_dt, stat_dt;   /* native kernels: x and parameter types  */
     /* K_MAP */
     int form;          /* MAP_VEC, MAP_LEGACY, MAP_MULTI, MAP_MULTI_TRIVIAL */

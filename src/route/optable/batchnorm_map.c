@@ -29,7 +29,9 @@
  *   batch_norm_elementwise (x, w, b, mean, invstd)#1            []  1
  *   batch_norm_elementwise_backward_train (7 floats)#1 [norm_fct] 16
  *   batch_norm_elementwise_backward_eval (gO, invstd[, w])#1    []  1
- *   GroupNormKernelImplInternal (x, mean, rstd)#1, (x, a, b)#2  []  1
+ *   GroupNormKernelImplInternal<float> (2.11, 2.12), <float, float>
+ *       (2.13 +): (x, mean, rstd) and (x, a, b), numbered by release
+ *       (below)                                                 []  1
  *   GroupNorm1dForward (x, m, r)#1, (x, m, r, g)#1, (x, m, r, b)#2,
  *       (x, m, r, g, b)#1                                       []  1
  *   GroupNormBackwardKernelImplInternal (rstd, gamma)#1,
@@ -37,6 +39,25 @@
  *   GroupNorm1dBackward (dy, x, rstd, c2, c3)#1,
  *       (dy, x, rstd, gamma, c2, c3)#1                           []  1
  * Anything else (casting forms, half/bfloat16) is left unclaimed.
+ *
+ * GroupNormKernelImplInternal's three-float lambdas, by release (sm_80
+ * SASS of the vectorized_elementwise_kernel<4> instances, data[] =
+ * (out, a0, a1, a2) at parameter offsets 0x168..0x180; the other loop
+ * forms' float arithmetic agrees: FADD+FMUL vs one FFMA per element):
+ *   2.11 - 2.14  #1  out = (a0 - a1) * a2   FADD a0,-a1; FMUL by a2  NORM
+ *                #2  out = a1 * a0 + a2     FFMA                     AFFINE
+ *   2.15         #1  out = a1 * a0 + a2     (SASS identical to 2.14's #2)
+ *                #2  out = (a0 - a1) * a2   (identical to 2.14's #1)
+ *                #3  out = a1 * a0 + a2     (identical to 2.14's #2)
+ * 2.15 added an (x, a, b) lambda ahead of the others (its channels-last
+ * path), which renumbered them under the same mangled structure (only the
+ * file hash changes, and that changes every build); the layout check
+ * cannot tell them apart either (same captures, same operands).  So the
+ * <float, float> rules hold for the releases whose SASS was read
+ * (tfl_torch_current: the loaded torch, or the wheel `torchfl wheel`
+ * checks), and those lambdas are left unclaimed when the release is
+ * unknown or newer than 2.15: a later release may renumber again, and a
+ * refused kernel ("not decoded") is better than a wrong normalisation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +68,7 @@
 #include "route/optable/batchnorm_internal.h"
 #include "route/optable/kname.h"
 #include "route/optable/pt_abi.h"
+#include "route/torch_release.h"
 
 typedef struct lambda_rule {
     const char *func;         /* enclosing function, "name("               */
@@ -58,27 +80,34 @@ typedef struct lambda_rule {
     int perm[7];              /* op input k = lambda argument perm[k]      */
     const char *name;
     int acc_too;              /* also Name<float, float>( (torch 2.13+)    */
+    int rel_lo, rel_hi;       /* only torch 2.<rel_lo> .. 2.<rel_hi>: the
+                                 lambda's "#k" means this there (0: any) */
 } lambda_rule;
 
 static const lambda_rule rules[] = {
-    { "batch_norm_calc_invstd(", 1, 1, TFL_BN_MAP_RSQRT_EPS, 0, 1, 16, 1, 1, { 0 }, "batch_norm_invstd", 0 },
-    { "batch_norm_update_stats(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 2, 16, 2, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats", 0 },
-    { "batch_norm_update_stats_and_invert(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 3, 24, 3, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats", 0 },
-    { "batch_norm_elementwise(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 1, { 0, 3, 4, 1, 2 }, "batch_norm_apply", 0 },
-    { "batch_norm_elementwise_backward_train(", 7, 1, TFL_BN_MAP_BWD_TRAIN, 0, 1, 16, 1, 1, { 0, 1, 2, 3, 4, 5, 6 }, "batch_norm_backward_elemt", 0 },
-    { "batch_norm_elementwise_backward_eval(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1 }, "batch_norm_backward_eval", 0 },
-    { "batch_norm_elementwise_backward_eval(", 3, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1, 2 }, "batch_norm_backward_eval", 0 },
-    { "GroupNormKernelImplInternal<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0 },
-    { "GroupNormKernelImplInternal<float>(", 3, 2, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0 },
-    { "GroupNorm1dForward<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 1 },
-    { "GroupNorm1dForward<float>(", 4, 1, TFL_BN_MAP_NORM, 1, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply", 1 },
-    { "GroupNorm1dForward<float>(", 4, 2, TFL_BN_MAP_NORM, 2, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply", 1 },
-    { "GroupNorm1dForward<float>(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_apply", 1 },
-    { "GroupNormBackwardKernelImplInternal<float>(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 0, { 0, 1 }, "group_norm_backward_elemt", 0 },
-    { "GroupNormBackwardKernelImplInternal<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0 },
-    { "GroupNormBackwardKernelImplInternal<float>(", 5, 2, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0 },
-    { "GroupNorm1dBackward<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0 },
-    { "GroupNorm1dBackward<float>(", 6, 1, TFL_BN_MAP_AFFINE3, 1, 1, 1, 0, 0, { 0, 1, 2, 3, 4, 5 }, "group_norm_backward_elemt", 0 },
+    { "batch_norm_calc_invstd(", 1, 1, TFL_BN_MAP_RSQRT_EPS, 0, 1, 16, 1, 1, { 0 }, "batch_norm_invstd", 0, 0, 0 },
+    { "batch_norm_update_stats(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 2, 16, 2, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats", 0, 0, 0 },
+    { "batch_norm_update_stats_and_invert(", 4, 1, TFL_BN_MAP_UPDATE_STATS, 0, 3, 24, 3, 1, { 0, 1, 2, 3 }, "batch_norm_update_stats", 0, 0, 0 },
+    { "batch_norm_elementwise(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 1, { 0, 3, 4, 1, 2 }, "batch_norm_apply", 0, 0, 0 },
+    { "batch_norm_elementwise_backward_train(", 7, 1, TFL_BN_MAP_BWD_TRAIN, 0, 1, 16, 1, 1, { 0, 1, 2, 3, 4, 5, 6 }, "batch_norm_backward_elemt", 0, 0, 0 },
+    { "batch_norm_elementwise_backward_eval(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1 }, "batch_norm_backward_eval", 0, 0, 0 },
+    { "batch_norm_elementwise_backward_eval(", 3, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 1, { 0, 1, 2 }, "batch_norm_backward_eval", 0, 0, 0 },
+    { "GroupNormKernelImplInternal<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 0, 0 },
+    { "GroupNormKernelImplInternal<float>(", 3, 2, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 0, 0 },
+    { "GroupNormKernelImplInternal<float, float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 13, 14 },
+    { "GroupNormKernelImplInternal<float, float>(", 3, 2, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 13, 14 },
+    { "GroupNormKernelImplInternal<float, float>(", 3, 1, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 15, 15 },
+    { "GroupNormKernelImplInternal<float, float>(", 3, 2, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 15, 15 },
+    { "GroupNormKernelImplInternal<float, float>(", 3, 3, TFL_BN_MAP_AFFINE, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 0, 15, 15 },
+    { "GroupNorm1dForward<float>(", 3, 1, TFL_BN_MAP_NORM, 0, 1, 1, 0, 0, { 0, 1, 2 }, "group_norm_apply", 1, 0, 0 },
+    { "GroupNorm1dForward<float>(", 4, 1, TFL_BN_MAP_NORM, 1, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply", 1, 0, 0 },
+    { "GroupNorm1dForward<float>(", 4, 2, TFL_BN_MAP_NORM, 2, 1, 1, 0, 0, { 0, 1, 2, 3 }, "group_norm_apply", 1, 0, 0 },
+    { "GroupNorm1dForward<float>(", 5, 1, TFL_BN_MAP_NORM, 3, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_apply", 1, 0, 0 },
+    { "GroupNormBackwardKernelImplInternal<float>(", 2, 1, TFL_BN_MAP_MUL, 0, 1, 1, 0, 0, { 0, 1 }, "group_norm_backward_elemt", 0, 0, 0 },
+    { "GroupNormBackwardKernelImplInternal<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0, 0, 0 },
+    { "GroupNormBackwardKernelImplInternal<float>(", 5, 2, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0, 0, 0 },
+    { "GroupNorm1dBackward<float>(", 5, 1, TFL_BN_MAP_AFFINE3, 0, 1, 1, 0, 0, { 0, 1, 2, 3, 4 }, "group_norm_backward_elemt", 0, 0, 0 },
+    { "GroupNorm1dBackward<float>(", 6, 1, TFL_BN_MAP_AFFINE3, 1, 1, 1, 0, 0, { 0, 1, 2, 3, 4, 5 }, "group_norm_backward_elemt", 0, 0, 0 },
 };
 
 #define RULE_COUNT (sizeof rules / sizeof rules[0])
@@ -191,13 +220,12 @@ static int map_form(const tfl_kname *kn, const char **fn, size_t *fn_len)
 
 /* Is the lambda in the rule's enclosing function?  Group norm's forward
  * functions are <float> in torch 2.11 / 2.12 and <float, float> (the
- * accumulate type became a template argument) from 2.13.  Only rules
- * marked acc_too accept the second spelling: GroupNorm1dForward's lambdas
- * compute the same in every release (their sm_80 SASS arithmetic agrees
- * from 2.11 to 2.15), but GroupNormKernelImplInternal<float, float> gained
- * a lambda in 2.15 that shifted the "#k" numbering - its #1 is (x - mean)
- * * rstd in 2.13 / 2.14 and a fused multiply-add in 2.15 under the same
- * name - so that name cannot say which lambda it is and is not claimed. */
+ * accumulate type became a template argument) from 2.13.  Rules marked
+ * acc_too accept both spellings: GroupNorm1dForward's lambdas compute the
+ * same in every release (their sm_80 SASS arithmetic agrees from 2.11 to
+ * 2.15).  GroupNormKernelImplInternal<float, float>'s lambdas do not (2.15
+ * renumbered them; header comment): they have their own rules, one per
+ * release range (release_ok). */
 static int in_function(const char *text, const lambda_rule *r)
 {
     const char *func = r->func;
@@ -211,6 +239,25 @@ static int in_function(const char *text, const lambda_rule *r)
     return strstr(text, alt) != NULL;
 }
 
+/* The minor of the torch being decoded (tfl_torch_current), or -1 when
+ * there is none or it is not a 2.x version. */
+static int decoded_minor(void)
+{
+    tfl_torch_info t;
+    return tfl_torch_current(&t) == 0 ? tfl_torch_minor(t.version) : -1;
+}
+
+/* Does the rule hold for the torch being decoded?  *minor is looked up on
+ * first need (-2: not yet). */
+static int release_ok(const lambda_rule *r, int *minor)
+{
+    if (r->rel_lo == 0)
+        return 1;
+    if (*minor == -2)
+        *minor = decoded_minor();
+    return *minor >= r->rel_lo && *minor <= r->rel_hi;
+}
+
 int tfl_bn_map_match(const tfl_kname *kn, bn_kernel *k)
 {
     const char *fn;
@@ -221,12 +268,14 @@ int tfl_bn_map_match(const tfl_kname *kn, bn_kernel *k)
         return 0;
     memcpy(text, fn, fn_len);
     text[fn_len] = 0;
-    int nargs = 0, idx = 0, found = -1;
+    int nargs = 0, idx = 0, found = -1, minor = -2;
     tfl_dtype adt[8];
     if (first_float_lambda(text, &nargs, &idx, adt)) {
-        /* the rule whose enclosing function the lambda is in */
+        /* the rule whose enclosing function the lambda is in, for this
+         * release */
         for (size_t i = 0; i < RULE_COUNT; i++)
-            if (rules[i].nargs == nargs && rules[i].idx == idx && in_function(text, &rules[i])) {
+            if (rules[i].nargs == nargs && rules[i].idx == idx && in_function(text, &rules[i]) &&
+                release_ok(&rules[i], &minor)) {
                 found = (int)i;
                 break;
             }

@@ -46,6 +46,16 @@
  * *num_unique_indices; grid = one block per index.  2.13's num_rows bounds
  * the indices (a device-side assert in its SASS); the decoder passes it on.
  *
+ * embedding_renorm_wrap_indices_kernel<index_t>(const index_t *in, index_t
+ * *out, long numel, long num_weights) (2.13+; F.embedding with max_norm
+ * launches it before the sort and renorm_kernel): thread i = blockIdx.x *
+ * blockDim.x + threadIdx.x, i < numel, writes out[i] = in[i] + (in[i] < 0
+ * ? num_weights : 0) after a device-side assert -num_weights <= in[i] <
+ * num_weights (read from the 2.13 and 2.15 SASS: x dimensions only, no
+ * grid-stride loop, so the launch's x threads bound the elements done;
+ * y/z blocks or threads would repeat the same ones).  The assert becomes
+ * the host op's TFL_ERR_DEVICE.
+ *
  * Kernels are recognised by base name, template arguments and parameter
  * count (which tells the release forms apart); layout() states each form's
  * parameters, checked against the sm_80 cubins of torch 2.11 to 2.15.
@@ -60,11 +70,11 @@
 #include "route/optable/kname.h"
 
 enum { BAG_NONE = 0, BAG_FWD_MAX = 1, BAG_FWD_SUM_MEAN = 2, BAG_BWD_MAX = 3,
-       BAG_GRAD_PARTIALS = 4, BAG_PSW_BWD = 5, RENORM = 6 };
+       BAG_GRAD_PARTIALS = 4, BAG_PSW_BWD = 5, RENORM = 6, WRAP = 7 };
 
 /* What match() parsed; lives for the process. */
 typedef struct ecookie {
-    unsigned kind;               /* BAG_* / RENORM                          */
+    unsigned kind;               /* BAG_* / RENORM / WRAP                   */
     tfl_dtype dt, it;            /* element and index dtypes                */
     int later;                   /* the later release form (see KERNELS)    */
     const char *sig;             /* parameters (N: index_t, R: accscalar_t) */
@@ -95,6 +105,8 @@ static const struct {
     { "_embedding_bag_per_sample_weights_backward_kernel", "TN", BAG_PSW_BWD, DT_FD, 12, 14,
       "p l l p l l p p l l p N", "p l l p l l p p l l l l p N" },
     { "renorm_kernel", "TRK", RENORM, DT_ALL, 8, 9, "p p R R l l l p", "p p R R l l l l p" },
+    /* 2.13+ only; no element type */
+    { "embedding_renorm_wrap_indices_kernel", "N", WRAP, DT_ALL, 4, 0, "p p l l", NULL },
 };
 
 static int dt_allowed(int set, tfl_dtype dt)
@@ -200,6 +212,8 @@ static const char *op_name(void *cookie)
         return "embedding_bag_backward_psw";
     case RENORM:
         return "embedding_renorm";
+    case WRAP:
+        return "embedding_renorm_wrap";
     default:
         return "embedding_backward";
     }
@@ -468,9 +482,43 @@ static tfl_status run_renorm(const tfl_kcall *c, const ecookie *k, char *err, si
     return st;
 }
 
+/* max_norm's index wrap: element i for each x thread i < numel. */
+static tfl_status run_wrap(const tfl_kcall *c, const ecookie *k, char *err, size_t errlen)
+{
+    tfl_op op = { .kind = TFL_OP_EMBEDDING, .name = "embedding_renorm_wrap" };
+    tfl_embedding_op *e = &op.u.embedding;
+    e->kind = TFL_EMBEDDING_WRAP_INDICES;
+    e->index_dtype = k->it;
+    e->indices = ARG(c, 0, const void *);
+    e->wrapped = ARG(c, 1, void *);
+    const int64_t numel = ARG(c, 2, int64_t);
+    e->weight_rows = ARG(c, 3, int64_t);
+    if (numel < 0 || e->weight_rows < 0)
+        return TFL_ERR_UNSUPPORTED;
+    const int64_t threads = (int64_t)c->grid[0] * c->block[0];
+    e->n = numel < threads ? numel : threads;
+    if (e->n == 0)
+        return TFL_OK;
+    const int64_t isz = k->it == TFL_DT_I64 ? 8 : 4;
+    if (!in_mem(e->indices, e->n * isz) || !in_mem(e->wrapped, e->n * isz)) {
+        snprintf(err, errlen, "embedding_renorm_wrap: an operand is not in device memory");
+        return TFL_ERR_DEVICE;
+    }
+    tfl_status st = tfl_route_op(&op, c->stream);
+    if (st == TFL_ERR_DEVICE)
+        snprintf(err, errlen, "embedding_renorm_wrap: an index is outside [-%lld, %lld) "
+                 "(the kernel's device-side assert)", (long long)e->weight_rows,
+                 (long long)e->weight_rows);
+    else if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "embedding_renorm_wrap failed (%d)", (int)st);
+    return st;
+}
+
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
     const ecookie *k = cookie;
+    if (k->kind == WRAP)
+        return run_wrap(c, k, err, errlen);
     if (k->kind == RENORM)
         return run_renorm(c, k, err, errlen);
     if (k->kind != BAG_NONE)

@@ -38,10 +38,13 @@
  * lpnorm_cleanup<T, NormType, out_t, apply_root, float>(const float*
  * partials, TensorListAddresses (400 pointers; 3200 from 2.12), int
  * max_chunks) reduces them into out_t (float, Half or BFloat16).  NormType
- * is { L1, L2, LInf } in 2.11 and { L0, L1, L2, LInf } from 2.12 (the L0
- * kernel counts nonzeros, read from the 2.12 SASS): the same name means a
- * different norm in the two, so the enum is read by release too; L0 is
- * not decoded.  2.15 packs the partials (read from its SASS): an int64
+ * is { L1, L2, LInf } in 2.11 and { L0, L1, L2, LInf } from 2.12: the same
+ * name means a different norm in the two, so the enum is read by release
+ * too.  L0 (_foreach_norm(ord=0), read from the 2.12 SASS): the partial
+ * kernel adds FSET.BF.NEU(x, 0) in float, i.e. counts x != 0 with NaN
+ * counted; its cleanup sums the partials and stores the sum without a
+ * root for either apply_root (no MUFU.SQRT/RSQ in the true form).
+ * 2.15 packs the partials (read from its SASS): an int64
  * array of per-tensor offsets (n + 1 entries, a prefix sum of the chunk
  * counts) replaces max_chunks.  LpNormFunctor(float* partials, const
  * int64* offsets) writes partials[offsets[start_tensor_this_launch +
@@ -113,13 +116,13 @@ static const mta_geom *geom_of(mta_rel r)
 }
 
 /* A NormType template value of this release as tfl_foreach_norm, or 0
- * (L0, or out of range). */
+ * (out of range). */
 static tfl_foreach_norm norm_of(mta_rel r, long long n)
 {
     static const tfl_foreach_norm before_12[] = {
         TFL_FOREACH_NORM_L1, TFL_FOREACH_NORM_L2, TFL_FOREACH_NORM_LINF };
     static const tfl_foreach_norm from_12[] = {
-        0, TFL_FOREACH_NORM_L1, TFL_FOREACH_NORM_L2, TFL_FOREACH_NORM_LINF };
+        TFL_FOREACH_NORM_L0, TFL_FOREACH_NORM_L1, TFL_FOREACH_NORM_L2, TFL_FOREACH_NORM_LINF };
     if (r.minor >= 12)
         return n >= 0 && n < 4 ? from_12[n] : 0;
     return n >= 0 && n < 3 ? before_12[n] : 0;

@@ -1,8 +1,9 @@
 /*
  * scan_decode.c - decode one launch of a "scan" family kernel (scan.c
  * says which) into a tfl_scan_op.  Parameter layouts are those of the
- * torch 2.11 sm_80 cubins (docs/op-scan.md); every pointer range is
- * checked before the op runs.
+ * sm_80 cubins of torch 2.11 - 2.15 (unchanged across them; scan.c's
+ * layout() states them, docs/op-scan.md lists them); every pointer range
+ * is checked before the op runs.
  */
 #include <stdio.h>
 #include <string.h>

@@ -196,6 +196,7 @@ GN_CASES = [
     ((5, 6), 2),           # HxW == 1: GroupNorm1d kernels
     ((3, 8, 1), 2),        # (groups of 2 elements would normalise to +-1: dx is pure rounding)
     ((1, 3, 9), 3),
+    ((2, 6, 4, 4), 3),     # HxW % 4 == 0: torch 2.15's vec-4 Contiguous kernels
 ]
 
 

@@ -330,6 +330,26 @@ def test_norm(cuda, sizes, ord):
     close(torch._foreach_norm(to(x, cuda), ord), torch._foreach_norm(x, ord))
 
 
+@pytest.mark.parametrize("sizes", [SIZES, LONG], ids=["mixed", "long"])
+@pytest.mark.parametrize("dtype,out", [(torch.float32, None), (torch.float16, None),
+                                       (torch.bfloat16, None), (torch.float16, torch.float32),
+                                       (torch.bfloat16, torch.float32)])
+def test_norm_l0(cuda, sizes, dtype, out):
+    # ord=0 counts the nonzeros: from 2.12 the foreach L0 kernels (NormType
+    # L0: partial counts, then a cleanup without root), before that one
+    # vector_norm per tensor.  Zeros of both signs are not counted, NaN is.
+    (x,) = lists(sizes, 1, seed=13)
+    for i, t in enumerate(x):
+        t[i % 3::3] = 0.0
+        t[-1] = -0.0
+    x[2][1] = float("nan")
+    x = [t.to(dtype) for t in x]
+    got = torch._foreach_norm(to(x, cuda), 0, dtype=out)
+    want = torch._foreach_norm([t.float() for t in x], 0, dtype=None)
+    want = [w.to(out or dtype) for w in want]   # the float count, rounded once
+    close(got, want, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("foreach", [True, False])
 def test_clip_grad_norm(cuda, foreach):
     (x,) = lists(SIZES, 1, seed=12)
