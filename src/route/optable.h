@@ -71,6 +71,15 @@ void tfl_klayout_add(tfl_klayout *l, size_t size, size_t align);
  *   xK the previous token K more times ("p x3" = four pointers).
  * Returns 0, or -1 on a malformed signature (a bug: the tests catch it). */
 int tfl_klayout_sig(tfl_klayout *l, const char *sig);
+struct tfl_kfamily;
+/* The layout as "offset:size offset:size ..." (the form tests and
+ * `torchfl wheel` compare with the cubin's table).  Returns buf. */
+char *tfl_klayout_text(const tfl_klayout *l, char *buf, size_t len);
+/* The layout family f states for kernel `mangled`, as text: 1 when f
+ * claims it and states one, else 0 with buf "" (the cookie is leaked:
+ * match()'s cookies live as long as the process). */
+int tfl_kfamily_layout_text(const struct tfl_kfamily *f, const char *mangled, char *buf,
+                            size_t len);
 /* Does the recorded table (n parameters) equal the layout?  1 yes; 0 no,
  * with why[] describing the first difference. */
 int tfl_klayout_equal(const tfl_klayout *want, int n, const uint32_t *sizes,

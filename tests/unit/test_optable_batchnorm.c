@@ -1,8 +1,11 @@
 /*
  * test_optable_batchnorm.c - the batchnorm and bucket decoders against
  * real 2.11 kernel names: which names they claim (and refuse), the
- * parameter layout batchnorm states for its kernels of the 2.11, 2.14 and
- * 2.15 wheels (equal to the cubins'), and that a
+ * parameter layout batchnorm states for its kernels of the 2.11 - 2.15
+ * wheels (equal to the cubins'), group norm's forward lambdas decoded per
+ * release (2.15 renumbered them under the same name structure) and refused
+ * for an unknown or newer release, 2.15's vectorized internal-gradients
+ * kernel run end to end on registered host memory, and that a
  * launch whose operands are not device memory is refused with
  * TFL_ERR_DEVICE (or a bad shape with TFL_ERR_INVALID) before anything
  * runs.  The decode-and-run path is covered end to end by
@@ -11,7 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mem/mem.h"
 #include "route/optable.h"
+#include "route/optable/batchnorm_internal.h"
+#include "route/torch_release.h"
 
 static int failures, checks;
 
@@ -52,10 +58,6 @@ static void test_names(void)
         { &tfl_kfamily_bucket, SEARCH, "searchsorted" },
         { &tfl_kfamily_bucket, HIST, "histogram" },
         { &tfl_kfamily_bucket, "_ZN2at4cuda17kernelHistogram1DIfllLi1ELi2ELin1ELNS0_23CUDAHistogramMemoryTypeE1EZNS0_21CUDA_tensor_histogramIflLb1EEEbNS_6TensorES4_S4_lNS_14AccumulateTypeIT0_Lb1EE4typeES8_NS0_13TensorArgTypeES9_S9_EUllE_EEvNS0_6detail10TensorInfoIT_T1_EESF_NSC_IKS6_SE_EElS8_S8_SE_T6_", "bincount_weighted" },
-        /* group norm's (x - mean) * rstd lambda under its 2.13+ name: 2.15
-         * renumbered the lambdas of that function, so the name no longer
-         * says which one it is */
-        { &tfl_kfamily_batchnorm, "_ZN2at6native29vectorized_elementwise_kernelILi4EZNS0_59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_977e8e6d_7046627GroupNormKernelImplInternalIffEEvRKNS_6TensorES6_S6_llllT_RS4_S8_S8_EUlfffE_St5arrayIPcLm4EELb0EEEviT0_T1_", NULL },
         /* each family only its own */
         { &tfl_kfamily_bucket, COLLECT, NULL },
         { &tfl_kfamily_batchnorm, SEARCH, NULL },
@@ -147,6 +149,125 @@ static void test_bad_operands(void)
     CHECK(launch(&tfl_kfamily_bucket, HIST, hargs, 1, 1) == TFL_ERR_DEVICE, "histogram bad ptr");
     total = 11;
     CHECK(launch(&tfl_kfamily_bucket, HIST, hargs, 1, 1) == TFL_ERR_INVALID, "histogram count mismatch");
+}
+
+/* Decode as torch 2.<minor>; 0: the loaded torch again (none in this
+ * test, so no release). */
+static void use_release(int minor)
+{
+    tfl_torch_info t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.version, sizeof t.version, "2.%d.0", minor);
+    snprintf(t.cuda, sizeof t.cuda, "13.0");
+    tfl_torch_use(minor ? &t : NULL);
+}
+
+/* GroupNormKernelImplInternal<float, float>'s (float, float, float)
+ * lambdas in vectorized_elementwise_kernel<4> (2.13; 2.14 and 2.15 add the
+ * vectorized-load bool) and elementwise_kernel<128, 2, nocast>; `k` is the
+ * Itanium lambda suffix: "_" #1, "0_" #2, "1_" #3. */
+#define GN_VEC(hash, k, tail) "_ZN2at6native29vectorized_elementwise_kernelILi4EZNS0_59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_" hash "27GroupNormKernelImplInternalIffEEvRKNS_6TensorES6_S6_llllT_RS4_S8_S8_EUlfffE" k "St5arrayIPcLm4EE" tail "EEviT0_T1_"
+#define GN_NOCAST(hash, k) "_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_nocastIZNS0_59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_" hash "27GroupNormKernelImplInternalIffEEvRKNS_6TensorES7_S7_llllT_RS5_S9_S9_EUlfffE" k "EEvRNS_18TensorIteratorBaseERKS8_EUliE_EEviT1_"
+#define H13 "2f7922d3_27783"
+#define H14 "977e8e6d_70466"
+#define H15 "e5d96c45_73857"
+#define GN13(k) GN_VEC(H13, k, "")
+#define GN14(k) GN_VEC(H14, k, "Lb0E")
+#define GN15(k) GN_VEC(H15, k, "Lb0E")
+
+/* Group norm's forward lambdas per release: what each decodes to (sm_80
+ * SASS, batchnorm_map.c) - NORM (x - mean) * rstd, AFFINE a * x + b - or
+ * 0: not claimed.  2.15 added a lambda ahead of the others, so the same
+ * name structure means another formula there; with no release, or one
+ * newer than the SASS that was read, the decoder cannot know which formula
+ * the "#k" is and must refuse rather than guess. */
+static const struct { int minor; const char *mangled; int code; } gn_release[] = {
+    { 13, GN13("_"), TFL_BN_MAP_NORM },
+    { 13, GN13("0_"), TFL_BN_MAP_AFFINE },
+    { 14, GN14("_"), TFL_BN_MAP_NORM },
+    { 14, GN14("0_"), TFL_BN_MAP_AFFINE },
+    { 14, GN_NOCAST(H14, "_"), TFL_BN_MAP_NORM },
+    { 15, GN15("_"), TFL_BN_MAP_AFFINE },
+    { 15, GN15("0_"), TFL_BN_MAP_NORM },
+    { 15, GN15("1_"), TFL_BN_MAP_AFFINE },
+    { 15, GN_NOCAST(H15, "1_"), TFL_BN_MAP_AFFINE },
+    /* the same names decoded as another release's */
+    { 15, GN14("_"), TFL_BN_MAP_AFFINE },
+    { 14, GN15("0_"), TFL_BN_MAP_AFFINE },
+    /* no lambda #3 before 2.15 */
+    { 14, GN15("1_"), 0 },
+    /* no release known, a release after 2.15, and 2.12 (whose function
+     * is GroupNormKernelImplInternal<float>): refused */
+    { 0, GN14("_"), 0 },
+    { 0, GN15("1_"), 0 },
+    { 16, GN15("_"), 0 },
+    { 16, GN15("1_"), 0 },
+    { 12, GN13("_"), 0 },
+};
+
+static void test_gn_release(void)
+{
+    for (size_t i = 0; i < sizeof gn_release / sizeof gn_release[0]; i++) {
+        use_release(gn_release[i].minor);
+        void *cookie = NULL;
+        const char *op = claims(&tfl_kfamily_batchnorm, gn_release[i].mangled, &cookie);
+        if (!gn_release[i].code) {
+            CHECK(op == NULL, "2.%d claims %.160s", gn_release[i].minor, gn_release[i].mangled);
+            continue;
+        }
+        CHECK(op && strcmp(op, "group_norm_apply") == 0, "2.%d: %.160s -> %s", gn_release[i].minor,
+              gn_release[i].mangled, op ? op : "(none)");
+        if (!op)
+            continue;
+        const bn_kernel *k = cookie;
+        CHECK(k->kind == K_MAP && k->code == gn_release[i].code && k->flags == 0 && k->nout == 1 &&
+              k->nin == 3 && k->fn_params == 0, "2.%d: %.160s decodes as code %d flags %d, want %d",
+              gn_release[i].minor, gn_release[i].mangled, k->code, k->flags, gn_release[i].code);
+    }
+    use_release(0);
+}
+
+/* 2.15's ComputeInternalGradientsContiguousCUDAKernel<vec, float>(HxW, dY,
+ * X, ds, db), one row per block, run on registered host memory: ds[r] =
+ * sum dY*X, db[r] = sum dY over the row's first (HxW / vec) * vec elements
+ * (its SASS has no tail loop; the launcher picks vec 4 only when HxW
+ * divides). */
+#define CIG(v) "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385744ComputeInternalGradientsContiguousCUDAKernelILi" v "EfEEvlPKT0_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_"
+
+static void test_internal_grads_contiguous(void)
+{
+    enum { ROWS = 3, HXW = 6 };
+    static float dy[ROWS * HXW], x[ROWS * HXW], ds[ROWS], db[ROWS];
+    float *regs[] = { dy, x, ds, db };
+    const size_t sizes[] = { sizeof dy, sizeof x, sizeof ds, sizeof db };
+    for (int i = 0; i < 4; i++)
+        CHECK(tfl_mem_register(regs[i], sizes[i], TFL_MEM_HOST_REGISTERED, 0, 0) == TFL_OK, "register");
+    for (int i = 0; i < ROWS * HXW; i++) {
+        dy[i] = (float)(i % 5) - 1.5f;
+        x[i] = 0.25f * (float)i - 2.0f;
+    }
+    static const struct { const char *name; int vec; } kern[] = { { CIG("1"), 1 }, { CIG("4"), 4 } };
+    for (size_t kk = 0; kk < 2; kk++) {
+        int64_t hxw = HXW;
+        float *pdy = dy, *px = x, *pds = ds, *pdb = db;
+        void *args[5] = { &hxw, &pdy, &px, &pds, &pdb };
+        memset(ds, 0xff, sizeof ds);
+        memset(db, 0xff, sizeof db);
+        tfl_status st = launch(&tfl_kfamily_batchnorm, kern[kk].name, args, ROWS, 1);
+        CHECK(st == TFL_OK, "internal grads vec %d: status %d", kern[kk].vec, (int)st);
+        const int used = HXW - HXW % kern[kk].vec;
+        for (int r = 0; r < ROWS && st == TFL_OK; r++) {
+            double s1 = 0, s2 = 0;
+            for (int j = 0; j < used; j++) {
+                s1 += (double)dy[r * HXW + j] * x[r * HXW + j];
+                s2 += dy[r * HXW + j];
+            }
+            CHECK(ds[r] == (float)s1 && db[r] == (float)s2, "vec %d row %d: ds %g db %g, want %g %g",
+                  kern[kk].vec, r, ds[r], db[r], s1, s2);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        tfl_mem_unregister(regs[i], TFL_MEM_HOST_REGISTERED);
 }
 
 /* Real kernel names of the torch 2.11, 2.14 and 2.15 wheels (one per kind
@@ -272,35 +393,64 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:4 8:648" },  /* 2.15.0 batch_norm_backward_eval: elementwise_kernel */
 };
 
-static void test_cubin_layouts(void)
+/* Kernels decoded only for the releases whose SASS was read (the group
+ * norm lambdas above) and 2.15's new kernels, with the release to decode
+ * them as and their cubin layouts. */
+static const struct { int minor; const char *mangled, *layout; } cubin_rel[] = {
+    { 13, GN13("_"), "0:4 4:1 8:32" },
+    { 13, "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_2f7922d3_2778327GroupNormKernelImplInternalIffEEvRKNS_6TensorES7_S7_llllT_RS5_S9_S9_EUlfffE0_EEvRNS_18TensorIteratorBaseERKS8_EUliE_EEviT1_",
+      "0:4 8:752" },
+    { 14, GN_NOCAST(H14, "_"), "0:4 8:752" },
+    { 14, GN14("0_"), "0:4 4:1 8:32" },
+    { 15, GN15("_"), "0:4 4:1 8:32" },
+    { 15, GN15("1_"), "0:4 4:1 8:32" },
+    { 15, GN_NOCAST(H15, "1_"), "0:4 8:752" },
+    { 15, "_ZN2at6native18elementwise_kernelILi128ELi4EZNS0_15gpu_kernel_implIZNS0_59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385727GroupNormKernelImplInternalIffEEvRKNS_6TensorES7_S7_llllT_RS5_S9_S9_EUlfffE0_EEvRNS_18TensorIteratorBaseERKS8_EUliE_EEviT1_",
+      "0:4 8:752" },
+    { 15, CIG("1"), "0:8 8:8 16:8 24:8 32:8" },
+    { 15, CIG("4"), "0:8 8:8 16:8 24:8 32:8" },
+};
+
+/* Does the decoder claim the kernel and state exactly the cubin's layout? */
+static void check_layout(const char *mangled, const char *want)
 {
     const tfl_kfamily *fam = &tfl_kfamily_batchnorm;
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *cookie = NULL;
-        int ok = fam->match(cubin[i].mangled, &cookie);
-        CHECK(ok, "does not claim %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        tfl_klayout l;
-        l.n = 0;
-        ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
-        CHECK(ok, "no layout for %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        char buf[1024] = "";
-        size_t pos = 0;
-        for (int k = 0; k < l.n && pos < sizeof buf; k++)
-            pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
-                                    l.size[k]);
-        CHECK(strcmp(buf, cubin[i].layout) == 0, "%.120s: layout %s, the cubin's %s",
-              cubin[i].mangled, buf, cubin[i].layout);
+    void *cookie = NULL;
+    int ok = fam->match(mangled, &cookie);
+    CHECK(ok, "does not claim %.120s", mangled);
+    if (!ok)
+        return;
+    tfl_klayout l;
+    l.n = 0;
+    ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
+    CHECK(ok, "no layout for %.120s", mangled);
+    if (!ok)
+        return;
+    char buf[1024] = "";
+    size_t pos = 0;
+    for (int k = 0; k < l.n && pos < sizeof buf; k++)
+        pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
+                                l.size[k]);
+    CHECK(strcmp(buf, want) == 0, "%.120s: layout %s, the cubin's %s", mangled, buf, want);
+}
+
+static void test_cubin_layouts(void)
+{
+    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++)
+        check_layout(cubin[i].mangled, cubin[i].layout);
+    for (size_t i = 0; i < sizeof cubin_rel / sizeof cubin_rel[0]; i++) {
+        use_release(cubin_rel[i].minor);
+        check_layout(cubin_rel[i].mangled, cubin_rel[i].layout);
     }
+    use_release(0);
 }
 
 int main(void)
 {
     test_cubin_layouts();
     test_names();
+    test_gn_release();
+    test_internal_grads_contiguous();
     test_bad_operands();
     printf("test_optable_batchnorm: %d checks, %d failures\n", checks, failures);
     return failures != 0;

@@ -120,3 +120,28 @@ int tfl_klayout_equal(const tfl_klayout *want, int n, const uint32_t *sizes,
     }
     return 1;
 }
+
+char *tfl_klayout_text(const tfl_klayout *l, char *buf, size_t len)
+{
+    size_t pos = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; i < l->n && pos < len; i++)
+        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l->offset[i],
+                                l->size[i]);
+    return buf;
+}
+
+int tfl_kfamily_layout_text(const tfl_kfamily *f, const char *mangled, char *buf, size_t len)
+{
+    void *cookie = NULL;
+    tfl_klayout l;
+    l.n = 0;
+    if (len)
+        buf[0] = '\0';
+    if (!f->match || !f->match(mangled, &cookie) || !f->layout || !f->layout(cookie, &l) ||
+        l.n < 0)
+        return 0;
+    tfl_klayout_text(&l, buf, len);
+    return 1;
+}
