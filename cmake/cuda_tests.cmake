@@ -10,6 +10,8 @@
 #   zstd    -Xfatbin -compress-all -compress-mode=size
 #   lz4     -Xfatbin -compress-all -compress-mode=speed
 #   nocomp  -Xfatbin -compress=false
+#   sassonly -gencode arch=compute_80,code=sm_80 (SASS only, no PTX: as the
+#           PyTorch wheels ship their kernels)
 # A line "// tfl-expect-fail" marks a program that must exit non-zero.
 # A line "// tfl-libs: -lcublas ..." adds link flags (libraries the program
 # links against; their entry points are served by the preload).
@@ -20,6 +22,7 @@ set(TFL_VARIANT_ptx    -gencode arch=compute_80,code=compute_80)
 set(TFL_VARIANT_zstd   -arch=sm_80 -Xfatbin -compress-all -Xfatbin -compress-mode=size)
 set(TFL_VARIANT_lz4    -arch=sm_80 -Xfatbin -compress-all -Xfatbin -compress-mode=speed)
 set(TFL_VARIANT_nocomp -arch=sm_80 -Xfatbin -compress=false)
+set(TFL_VARIANT_sassonly -gencode arch=compute_80,code=sm_80)
 
 function(tfl_add_cuda_program src)
   get_filename_component(name ${src} NAME_WE)
