@@ -230,7 +230,8 @@ int cmd_wheel(int argc, char **argv)
     FILE *o = w.list || w.unclaimed ? stderr : stdout;
     fprintf(o, "torch %s (CUDA %s) at %s: %s release\n", t.version, t.cuda[0] ? t.cuda : "?",
             libdir, tfl_torch_validated(t.version) ? "a validated" : "NOT a validated");
-    fprintf(o, "sm_%u kernels: %ld, claimed by the op table: %ld\n", w.arch, w.kernels,
+    fprintf(o, "sm_%u kernels (counted in each module that holds one): %ld, "
+            "claimed by the op table: %ld\n", w.arch, w.kernels,
             w.kernels - w.unclaimed_n);
     fprintf(o, "%-12s %9s %9s %9s\n", "family", "validated", "mismatch", "nolayout");
     for (int i = 0; i < w.nfam; i++) {

@@ -1,9 +1,11 @@
 /*
- * optable.c - find the family that runs a kernel; the blacklist.
+ * optable.c - find the family that runs a kernel; the blacklist; the
+ * cookie store families' match() shares.
  */
 #include "route/optable.h"
 #include "route/config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const tfl_kfamily *const families[] = {
@@ -27,6 +29,16 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_distance,
     &tfl_kfamily_shape,
 };
+
+int tfl_kcookie_keep(const void *c, size_t n, void **cookie)
+{
+    void *p = malloc(n);
+    if (!p)
+        return 0;
+    memcpy(p, c, n);
+    *cookie = p;
+    return 1;
+}
 
 const tfl_kfamily *tfl_optable_lookup(const char *mangled, void **cookie)
 {

@@ -102,6 +102,11 @@ typedef struct tfl_kfamily {
     int (*layout)(void *cookie, tfl_klayout *l);
 } tfl_kfamily;
 
+/* For match(): keep what it parsed from the name as the cookie - a heap
+ * copy of the n bytes at c in *cookie, living as long as the process.  1,
+ * or 0 when out of memory (the kernel is then not claimed). */
+int tfl_kcookie_keep(const void *c, size_t n, void **cookie);
+
 /* The family that runs kernel `mangled`, or NULL; *cookie as match() set. */
 const tfl_kfamily *tfl_optable_lookup(const char *mangled, void **cookie);
 

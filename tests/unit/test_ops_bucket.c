@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures;
 
@@ -22,7 +23,7 @@ static int failures;
 /* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
  * of torch 2.11 and 2.15 record them (read with `torchfl wheel --list`
  * and scripts/wheel_kernels.py). */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0 searchsorted */
     { "_ZN2at6native49_GLOBAL__N__c6f87824_16_Bucketization_cu_723a43a424searchsorted_cuda_kernelIflEEvPT0_PKT_S7_PKllllbb",
       "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:1 57:1" },
@@ -44,41 +45,15 @@ static const struct { const char *mangled, *layout; } cubin[] = {
 
 };
 
-/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
- * "?" without a layout). */
-static void layout_text(const char *mangled, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    if (!tfl_kfamily_bucket.match(mangled, &cookie)) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    if (!tfl_kfamily_bucket.layout(cookie, &l) || l.n < 0) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    size_t pos = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
-                                l.size[i]);
-}
-
 static void test_layouts(void)
 {
-    char got[512];
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: want %s got %s", cubin[i].mangled,
-              cubin[i].layout, got);
-    }
+    check_cubin_layouts(&tfl_kfamily_bucket, cubin, sizeof cubin / sizeof cubin[0], NULL,
+                        &failures);
     /* int16 inputs: no int16 in the host op */
-    layout_text("_ZN2at6native49_GLOBAL__N__c6f87824_16_Bucketization_cu_723a43a424searchsorted_cuda_kernelIslEEvPT0_PKT_S7_PKllllbb",
-                got, sizeof got);
-    CHECK(strcmp(got, "-") == 0, "int16 searchsorted claimed: %s", got);
     void *cookie = NULL;
+    CHECK(!tfl_kfamily_bucket.match(
+              "_ZN2at6native49_GLOBAL__N__c6f87824_16_Bucketization_cu_723a43a424searchsorted_cuda_kernelIslEEvPT0_PKT_S7_PKllllbb",
+              &cookie), "int16 searchsorted claimed");
     CHECK(!tfl_kfamily_bucket.match(
               "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
               &cookie), "fill claimed");

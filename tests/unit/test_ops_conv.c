@@ -21,6 +21,7 @@
 #include "backends/host/ops_conv.h"
 #include "common/half.h"
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -284,7 +285,7 @@ static void run_all_modes(const ccase *cc)
 /* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
  * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
  * read them): the family must claim each and state exactly that layout. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0 */
     { "_ZN2at6native51_GLOBAL__N__a30dace1_18_DepthwiseConv2d_cu_9959487035conv_depthwise2d_grad_weight_kernelIN3c108BFloat16EjEEvN5torch10headeronly6detail27GenericPackedTensorAccessorINS7_14TensorAccessorINS3_8ArrayRefIlEEKT_Lm3ENS6_16DefaultPtrTraitsEiEENS_6detail16IndexBoundsCheckILm4EiEESD_Lm4ESE_iEESJ_NS8_INS9_ISB_SC_Lm3ESE_iEESI_SC_Lm4ESE_iEEiiiiiiiiiiiiiiii",
       "0:40 40:40 80:40 120:4 124:4 128:4 132:4 136:4 140:4 144:4 148:4 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4" },
@@ -313,28 +314,10 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:48 48:48 96:48 144:8 152:4 156:4 160:4 164:4 168:4 172:4 176:4 180:4 184:4" },
 };
 
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *ck = NULL;
-        tfl_klayout l = { 0 };
-        char got[512] = "";
-        int claimed = tfl_kfamily_conv.match(cubin[i].mangled, &ck);
-        CHECK(claimed && tfl_kfamily_conv.layout(ck, &l), "not claimed or no layout: %s",
-              cubin[i].mangled);
-        if (!claimed)
-            continue;
-        for (int k = 0, pos = 0; k < l.n; k++)
-            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
-                            l.offset[k], l.size[k]);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
-
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_conv, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     ccase base = {.sp = 2, .n = 2, .c = 3, .k = 4, .groups = 1,
                   .in = {7, 6, 1}, .ker = {3, 3, 1}, .pre = {1, 1, 0}, .post = {1, 1, 0},
                   .str = {1, 1, 1}, .dil = {1, 1, 1}, .dt = TFL_DT_F32, .alpha = 1, .beta = 0};

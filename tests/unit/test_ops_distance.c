@@ -7,6 +7,7 @@
 #include "route/optable.h"
 #include "backends/host/host_ops.h"
 #include "torchfl/ops/distance.h"
+#include "cubin_layouts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -122,7 +123,7 @@ static void test_backward(void)
 /* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
  * of torch 2.11 and 2.15 record them (read with `torchfl wheel --list`
  * and scripts/wheel_kernels.py). */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0 cdist */
     { "_ZN2at6native56_GLOBAL__N__651dfe0c_17_DistanceKernel_cu_ef1a7132_1794822cdist_kernel_cuda_implIfNS1_5distsIfE3twoEEEvPT_PKS6_S9_S6_lllll",
       "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:8" },
@@ -149,39 +150,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:4 72:8 80:8" },
 
 };
-
-/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
- * "?" without a layout). */
-static void layout_text(const tfl_kfamily *f, const char *mangled, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    if (!f->match(mangled, &cookie)) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    if (!f->layout(cookie, &l) || l.n < 0) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    size_t pos = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
-                                l.size[i]);
-}
-
-static void test_layouts(void)
-{
-    char got[512];
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        layout_text(&tfl_kfamily_distance, cubin[i].mangled, got, sizeof got);
-        if (strcmp(got, cubin[i].layout) != 0)
-            fprintf(stderr, "  %s: want %s got %s\n", cubin[i].mangled, cubin[i].layout, got);
-        CHECK(strcmp(got, cubin[i].layout) == 0);
-    }
-}
 
 /* pdist: the output count is grid.x up to 2.14, the trailing parameter
  * from 2.15 (whose grid may be smaller).  Bogus pointers: a launch whose
@@ -210,7 +178,8 @@ int main(void)
     test_match();
     test_forward();
     test_backward();
-    test_layouts();
+    check_cubin_layouts(&tfl_kfamily_distance, cubin, sizeof cubin / sizeof cubin[0], NULL,
+                        &failures);
     test_total();
     if (failures) {
         fprintf(stderr, "test_ops_distance: %d failure(s)\n", failures);

@@ -19,6 +19,7 @@
 #include "mem/mem.h"
 #include "route/optable.h"
 #include "route/runtime.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -65,7 +66,7 @@ static void run(tfl_dtype it, int64_t padding)
  * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
  * the releases that ship the same name and layout): the family's layout()
  * must state exactly these. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0-2.12.1: embedding_backward_feature_kernel<float, float, long> */
     { "_ZN2at6native45_GLOBAL__N__83039fe0_12_Embedding_cu_9c8c8d3a33embedding_backward_feature_kernelIfflEEvPKT1_PKT_PS6_ili",
       "0:8 8:8 16:8 24:4 32:8 40:4" },
@@ -127,31 +128,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
     { "_ZN2at6native45_GLOBAL__N__495ba4d0_12_Embedding_cu_9c8c8d3a36embedding_renorm_wrap_indices_kernelIiEEvPKT_PS3_ll",
       "0:8 8:8 16:8 24:8" },
 };
-
-/* layout() for a name, as "offset:size ..." ("" when not claimed). */
-static void layout_text(const char *name, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    buf[0] = 0;
-    if (!tfl_kfamily_embedding.match(name, &cookie) || !tfl_kfamily_embedding.layout(cookie, &l))
-        return;
-    size_t pos = 0;
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
-    free(cookie);
-}
-
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        char got[512];
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
 
 /* renorm_kernel 2.13+ (weights, indices, max_norm, norm_type, dim,
  * num_rows, stride0, stride1, num_unique): a negative num_rows is refused
@@ -292,7 +268,8 @@ static void test_wrap_decode(void)
 
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_embedding, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     test_renorm_num_rows();
     test_psw_bounds();
     test_wrap_host();

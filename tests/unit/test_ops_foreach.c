@@ -13,6 +13,7 @@
 #include "route/optable.h"
 #include "route/torch_release.h"
 #include "mem/mem.h"
+#include "cubin_layouts.h"
 
 /* Decode as torch 2.<minor> built with CUDA <cuda_major> (the family reads
  * the release through tfl_torch_current, which this sets). */
@@ -406,36 +407,12 @@ static const struct { int minor; const char *mangled, *layout; } cubin[] = {
 
 };
 
-/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
- * "?" without a layout). */
-static void layout_text(const char *mangled, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    if (!tfl_kfamily_foreach.match(mangled, &cookie)) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    if (!tfl_kfamily_foreach.layout(cookie, &l) || l.n < 0) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    size_t pos = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
-                                l.size[i]);
-}
-
 static void test_layouts(void)
 {
-    char got[512];
     for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
         tfl_foreach_set_release(cubin[i].minor, 13);
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "2.%d %s: want %s got %s", cubin[i].minor,
-              cubin[i].mangled, cubin[i].layout, got);
+        CHECK(cubin_layout_ok(&tfl_kfamily_foreach, cubin[i].mangled, cubin[i].layout),
+              "decoded as 2.%d", cubin[i].minor);
     }
     /* NormType is { L1, L2, LInf } in 2.11 and { L0, L1, L2, LInf } from
      * 2.12: value 0 is L1 in 2.11 and L0 from 2.12; value 3 exists from
@@ -466,8 +443,8 @@ static void test_layouts(void)
               &cookie) == 0, "NormType 4 claimed");
     /* a CUDA 12 build keeps the 4 KB metadata */
     tfl_foreach_set_release(12, 12);
-    layout_text(cubin[0].mangled, got, sizeof got);
-    CHECK(strcmp(got, "0:3144 3144:1 3145:1 3148:4") == 0, "CUDA 12 build: %s", got);
+    CHECK(cubin_layout_ok(&tfl_kfamily_foreach, cubin[0].mangled, "0:3144 3144:1 3145:1 3148:4"),
+          "CUDA 12 build");
     tfl_foreach_set_release(11, 13);
 }
 

@@ -15,6 +15,7 @@
 #include "mem/mem.h"
 #include "route/optable.h"
 #include "route/runtime.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -445,7 +446,7 @@ static void test_reduce_functors(void)
 /* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
  * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
  * read them): the family must claim each and state exactly that layout. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0 */
     { "_ZN2at6native24index_elementwise_kernelILi128ELi4EZNS0_16flip_kernel_implINS0_10OpaqueTypeILi16EEEEEvRNS_14TensorIteratorEEUliE_EEvlT1_",
       "0:8 8:520" },
@@ -586,25 +587,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:8 16:8 24:4 32:8 40:8 48:8 56:8 64:4 68:4" },
 };
 
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *ck = NULL;
-        tfl_klayout l = { 0 };
-        char got[512] = "";
-        int claimed = tfl_kfamily_index.match(cubin[i].mangled, &ck);
-        CHECK(claimed && tfl_kfamily_index.layout(ck, &l), "not claimed or no layout: %s",
-              cubin[i].mangled);
-        if (!claimed)
-            continue;
-        for (int k = 0, pos = 0; k < l.n; k++)
-            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
-                            l.offset[k], l.size[k]);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
-
 /* vectorized_scatter_add_kernel decoded from a synthesized launch (pool
  * memory) and run: self row idx[e] += src row e. */
 static void test_scatter_add_rows_decode(void)
@@ -651,7 +633,8 @@ static void test_scatter_add_rows_decode(void)
 
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_index, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     test_scatter_add_rows_decode();
     test_select();
     test_index_add();

@@ -14,6 +14,7 @@
 #include "torchfl/backend.h"
 #include "backends/host/host_ops.h"
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures;
 
@@ -85,7 +86,7 @@ static void test_decoder(void)
  * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
  * the releases that ship the same name and layout): the family's layout()
  * must state exactly these. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0-2.12.1: nll_loss_forward_no_reduce_cuda_kernel<float, long> */
     { "_ZN2at6native39_GLOBAL__N__5cd812b1_7_Loss_cu_5b0651e138nll_loss_forward_no_reduce_cuda_kernelIflEEvlN5torch10headeronly6detail27GenericPackedTensorAccessorINS5_14TensorAccessorIN3c108ArrayRefIlEET_Lm1ENS4_16DefaultPtrTraitsElEENS_6detail16IndexBoundsCheckILm2ElEESB_Lm2ESC_lEEPKT0_PSB_PKSB_ll",
       "0:8 8:40 48:8 56:8 64:8 72:8 80:8" },
@@ -142,31 +143,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:56 64:56 120:72 192:8 200:8" },
 };
 
-/* layout() for a name, as "offset:size ..." ("" when not claimed). */
-static void layout_text(const char *name, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    buf[0] = 0;
-    if (!tfl_kfamily_loss.match(name, &cookie) || !tfl_kfamily_loss.layout(cookie, &l))
-        return;
-    size_t pos = 0;
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
-    free(cookie);
-}
-
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        char got[512];
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
-
 /* nll_loss2d_backward_kernel<double, long> (2.14+): n_classes and
  * map_nelem are int64 - sizes only representable in 64 bits must be read
  * whole (and their product refused), not truncated to 32 bits. */
@@ -196,7 +172,8 @@ static void test_decoder_2d_backward_long(void)
 
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_loss, cubin, sizeof cubin / sizeof cubin[0], NULL,
+                        &failures);
     test_decoder_2d_backward_long();
     test_decoder();
     srand(3);

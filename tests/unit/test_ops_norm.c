@@ -16,6 +16,7 @@
 
 #include "backends/host/host_ops.h"
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -177,7 +178,7 @@ static void test_partials(void)
  * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
  * the releases that ship the same name and layout): the family's layout()
  * must state exactly these. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0-2.12.1: vectorized_layer_norm_kernel<float, float, false> */
     { "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIffLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_",
       "0:4 4:4 8:8 16:8 24:8 32:8 40:8 48:8" },
@@ -209,31 +210,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
     { "_ZN2at6native53_GLOBAL__N__4da244e1_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIN3c104HalfEfLb1EEEviT0_PKT_S8_S8_PS5_S9_PS6_",
       "0:4 4:4 8:8 16:8 24:8 32:8 40:8 48:8" },
 };
-
-/* layout() for a name, as "offset:size ..." ("" when not claimed). */
-static void layout_text(const char *name, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    buf[0] = 0;
-    if (!tfl_kfamily_norm.match(name, &cookie) || !tfl_kfamily_norm.layout(cookie, &l))
-        return;
-    size_t pos = 0;
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
-    free(cookie);
-}
-
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        char got[512];
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
 
 /* group_norm_kernel.cu's RowwiseMomentsCUDAKernel<T> (2.11) and <T, T_ACC>
  * (2.13) share the base name but not the meaning: not this family's. */
@@ -269,7 +245,8 @@ static void test_moments_with_m(void)
 
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_norm, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     test_group_norm_refused();
     test_moments_with_m();
     static const int shapes[][2] = { { 1, 1 }, { 3, 4 }, { 8, 128 }, { 10, 30 }, { 2, 1024 },

@@ -15,6 +15,7 @@
 #include "backends/host/host_ops.h"
 #include "backends/host/ops_random_philox.h"
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures;
 
@@ -475,7 +476,7 @@ static void test_new_kinds(void)
 /* Mangled names and parameter layouts (offset:size) as the sm_80 cubins
  * of torch 2.11 and 2.15 record them (read with `torchfl wheel --list`
  * and scripts/wheel_kernels.py). */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0 uniform */
     { "_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIfLi4EZNS0_9templates4cuda21uniform_and_transformIffPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE0_clEvEUlfE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIff6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlifE_EEvlNS_15PhiloxCudaStateESF_SG_",
       "0:8 8:32 40:1 48:24" },
@@ -551,41 +552,15 @@ static const struct { const char *mangled, *layout; } cubin[] = {
 
 };
 
-/* The family's layout for a kernel as "off:size ..." ("-" if unclaimed,
- * "?" without a layout). */
-static void layout_text(const char *mangled, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    if (!tfl_kfamily_random.match(mangled, &cookie)) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    if (!tfl_kfamily_random.layout(cookie, &l) || l.n < 0) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    size_t pos = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i],
-                                l.size[i]);
-}
-
 static void test_layouts(void)
 {
-    char got[512];
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: want %s got %s", cubin[i].mangled,
-              cubin[i].layout, got);
-    }
+    check_cubin_layouts(&tfl_kfamily_random, cubin, sizeof cubin / sizeof cubin[0], NULL,
+                        &failures);
     /* uniform_and_transform's never-launched instance for double with
      * float4 draws (2.11-2.14 instantiate both branches): not claimed */
-    layout_text("_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIdLi2EZNS0_9templates4cuda21uniform_and_transformIddPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE_clEvEUldE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIdd6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlidE_EEvlNS_15PhiloxCudaStateESF_SG_",
-                got, sizeof got);
-    CHECK(strcmp(got, "-") == 0, "double uniform with float4 draws claimed: %s", got);
+    void *cookie = NULL;
+    CHECK(!tfl_kfamily_random.match("_ZN2at6native55_GLOBAL__N__11f7a751_22_DistributionUniform_cu_67fa25cf43distribution_elementwise_grid_stride_kernelIdLi2EZNS0_9templates4cuda21uniform_and_transformIddPNS_17CUDAGeneratorImplEZZZNS4_14uniform_kernelIS7_EEvRNS_18TensorIteratorBaseEddT_ENKUlvE_clEvENKUlvE_clEvEUldE_EEvSA_T1_T2_EUlP24curandStatePhilox4_32_10E0_ZNS1_27distribution_nullary_kernelIdd6float4S7_SJ_SE_EEvSA_SG_RKT3_T4_EUlidE_EEvlNS_15PhiloxCudaStateESF_SG_",
+              &cookie), "double uniform with float4 draws claimed");
 }
 
 int main(void)

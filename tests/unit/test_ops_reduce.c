@@ -18,6 +18,7 @@
 #include "route/optable/reduce_layout.h"
 #include "route/optable.h"
 #include "route/runtime.h"
+#include "cubin_layouts.h"
 
 static int failures;
 
@@ -54,7 +55,7 @@ static const struct { const char *name; size_t bytes; tfl_reduce_kind kind; tfl_
  * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
  * the releases that ship the same name and layout).  and/or changed their
  * lambda in 2.12 (arg_t T -> bool), which moves the ReduceConfig. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0-2.15.0: reduce_kernel<512, 1, ReduceOp<float, func_wrapper_t<float, sum_functor<float, float, float>::o */
     { "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIfNS0_14func_wrapper_tIfZNS0_11sum_functorIfffEclERNS_14TensorIteratorEEUlffE_EEjfLi4ELi4EEEEEvT1_",
       "0:1048" },
@@ -117,31 +118,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
     { "_ZN2at6native13reduce_kernelILi128ELi4ENS0_8ReduceOpIN3c104HalfENS0_7NormOpsIS4_fS4_Lb0EEEjS4_Li4ELi4EEEEEvT1_",
       "0:1048" },
 };
-
-/* layout() for a name, as "offset:size ..." */
-static void layout_text(const char *name, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    buf[0] = 0;
-    if (!tfl_kfamily_reduce.match(name, &cookie) || !tfl_kfamily_reduce.layout(cookie, &l))
-        return;
-    size_t pos = 0;
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
-    free(cookie);
-}
-
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        char got[256];
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
 
 static void test_layout(void)
 {
@@ -526,7 +502,8 @@ int main(void)
     test_decoder_refusals();
     test_host_long_max();
     test_layout();
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_reduce, cubin, sizeof cubin / sizeof cubin[0], NULL,
+                        &failures);
     test_host_middle_dim();
     test_host_int_and_nan();
     test_host_powsum();

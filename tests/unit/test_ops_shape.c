@@ -16,6 +16,7 @@
 
 #include "backends/host/host_ops.h"
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -220,7 +221,7 @@ static void test_refused(void)
 /* Kernel names of the torch 2.11 and 2.15 sm_80 cubins and their parameter
  * tables (offset:size, as `torchfl wheel --list` / scripts/wheel_kernels.py
  * read them): the family must claim each and state exactly that layout. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0 */
     { "_ZN2at6native19triu_indices_kernelIlEEvPT_lllll",
       "0:8 8:8 16:8 24:8 32:8 40:8" },
@@ -275,28 +276,10 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:56 56:56 112:4 116:4 120:4" },
 };
 
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *ck = NULL;
-        tfl_klayout l = { 0 };
-        char got[512] = "";
-        int claimed = tfl_kfamily_shape.match(cubin[i].mangled, &ck);
-        CHECK(claimed && tfl_kfamily_shape.layout(ck, &l), "not claimed or no layout: %s",
-              cubin[i].mangled);
-        if (!claimed)
-            continue;
-        for (int k = 0, pos = 0; k < l.n; k++)
-            pos += snprintf(got + pos, sizeof got - (size_t)pos, "%s%u:%u", k ? " " : "",
-                            l.offset[k], l.size[k]);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout %s, the cubin's %s",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
-
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_shape, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     for (int t = 0; t < 2; t++)
         for (int r = 0; r < 2; r++) {
             test_pad2d(r, 1, 1, 1, 1, t);

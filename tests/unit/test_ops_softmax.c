@@ -13,6 +13,7 @@
 #include "torchfl/backend.h"
 #include "backends/host/host_ops.h"
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures;
 
@@ -122,7 +123,7 @@ static void test_decoder(void)
  * sm_80 cubins record them (scripts/wheel_kernels.py; the comment names
  * the releases that ship the same name and layout): the family's layout()
  * must state exactly these. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     /* 2.11.0: softmax_warp_forward<float, float, float, 7, false, false> */
     { "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi7ELb0ELb0EEEvPT0_PKT_iiiPKbib",
       "0:8 8:8 16:4 20:4 24:4 32:8 40:4 44:1" },
@@ -167,34 +168,10 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:8 16:8 24:8 32:8 40:8" },
 };
 
-/* layout() for a name, as "offset:size ..." ("" when not claimed). */
-static void layout_text(const char *name, char *buf, size_t len)
-{
-    void *cookie = NULL;
-    tfl_klayout l;
-    memset(&l, 0, sizeof l);
-    buf[0] = 0;
-    if (!tfl_kfamily_softmax.match(name, &cookie) || !tfl_kfamily_softmax.layout(cookie, &l))
-        return;
-    size_t pos = 0;
-    for (int i = 0; i < l.n && pos < len; i++)
-        pos += (size_t)snprintf(buf + pos, len - pos, "%s%u:%u", i ? " " : "", l.offset[i], l.size[i]);
-    free(cookie);
-}
-
-static void test_cubin_layouts(void)
-{
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        char got[512];
-        layout_text(cubin[i].mangled, got, sizeof got);
-        CHECK(strcmp(got, cubin[i].layout) == 0, "%s: layout \"%s\", cubin \"%s\"",
-              cubin[i].mangled, got, cubin[i].layout);
-    }
-}
-
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_softmax, cubin, sizeof cubin / sizeof cubin[0], NULL,
+                        &failures);
     test_decoder();
     for (int is_log = 0; is_log < 2; is_log++) {
         run_case(1, D, is_log);        /* contiguous rows            */

@@ -5,12 +5,15 @@
  * wheels (equal to the cubins'), group norm's forward lambdas decoded per
  * release (2.15 renumbered them under the same name structure) and refused
  * for an unknown or newer release, 2.15's vectorized internal-gradients
- * kernel run end to end on registered host memory, and that a
+ * kernel and its channels-last group norm kernels run end to end on
+ * registered host memory (and refused for launches they would not
+ * compute as decoded), and that a
  * launch whose operands are not device memory is refused with
  * TFL_ERR_DEVICE (or a bad shape with TFL_ERR_INVALID) before anything
  * runs.  The decode-and-run path is covered end to end by
  * tests/pytorch/cuda/test_batchnorm.py and test_bucket.py.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,6 +58,12 @@ static void test_names(void)
         { &tfl_kfamily_batchnorm, "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEddLi4EEEvPKT0_PT1_S7_PVS6_PiiiS6_", NULL },
         { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__133be68c_20_group_norm_kernel_cu_ef1a7132_2652024RowwiseMomentsCUDAKernelIdEEvlT_PKS3_PS3_S6_", NULL },
         { &tfl_kfamily_batchnorm, "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a24RowwiseMomentsCUDAKernelIffLb1EEEvlT0_PKT_PS3_S7_", NULL },
+        /* 2.15's channels-last group norm kernels: float only, like the others */
+        { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385736RowwiseMomentsChannelsLastCUDAKernelIffEEvllllT_PKS3_PS3_S6_PT0_S8_", "group_norm_stats" },
+        { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385739GroupNormBackwardChannelsLastCUDAKernelIjffEEvT_S3_NS_4cuda6detail10IntDividerIS3_EES7_S7_PKT0_SA_SA_SA_PKT1_SD_PS8_", "group_norm_backward_elemt" },
+        { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385736RowwiseMomentsChannelsLastCUDAKernelIN3c104HalfEfEEvllllT_PKS5_PS5_S8_PT0_SA_", NULL },
+        { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385739GroupNormBackwardChannelsLastCUDAKernelIjddEEvT_S3_NS_4cuda6detail10IntDividerIS3_EES7_S7_PKT0_SA_SA_SA_PKT1_SD_PS8_", NULL },
+        { &tfl_kfamily_batchnorm, "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_7385754ComputeInternalGradientsChannelsLastFallbackCUDAKernelIdEEvllPKT_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_", NULL },
         { &tfl_kfamily_bucket, SEARCH, "searchsorted" },
         { &tfl_kfamily_bucket, HIST, "histogram" },
         { &tfl_kfamily_bucket, "_ZN2at4cuda17kernelHistogram1DIfllLi1ELi2ELin1ELNS0_23CUDAHistogramMemoryTypeE1EZNS0_21CUDA_tensor_histogramIflLb1EEEbNS_6TensorES4_S4_lNS_14AccumulateTypeIT0_Lb1EE4typeES8_NS0_13TensorArgTypeES9_S9_EUllE_EEvNS0_6detail10TensorInfoIT_T1_EESF_NSC_IKS6_SE_EElS8_S8_SE_T6_", "bincount_weighted" },
@@ -81,14 +90,20 @@ static void pta(unsigned char *buf, const void *data, int dims, const int32_t *s
     memcpy(buf + 8 + 4 * dims, strides, 4 * (size_t)dims);
 }
 
-static tfl_status launch(const tfl_kfamily *f, const char *name, void **args, unsigned gx, unsigned gy)
+static tfl_status launch_block(const tfl_kfamily *f, const char *name, void **args, unsigned gx,
+                               unsigned gy, unsigned bx)
 {
     void *cookie;
     char err[256];
     if (!f->match(name, &cookie))
         return (tfl_status)-1;
-    tfl_kcall c = { .name = name, .grid = { gx, gy, 1 }, .block = { 32, 1, 1 }, .args = args };
+    tfl_kcall c = { .name = name, .grid = { gx, gy, 1 }, .block = { bx, 1, 1 }, .args = args };
     return f->run(&c, cookie, err, sizeof err);
+}
+
+static tfl_status launch(const tfl_kfamily *f, const char *name, void **args, unsigned gx, unsigned gy)
+{
+    return launch_block(f, name, args, gx, gy, 32);
 }
 
 /* operands outside device memory (a stack buffer): refused before anything runs */
@@ -270,6 +285,205 @@ static void test_internal_grads_contiguous(void)
         tfl_mem_unregister(regs[i], TFL_MEM_HOST_REGISTERED);
 }
 
+/* torch 2.15's channels-last group norm kernels (x[n][hw][c], c = g*D + d) */
+#define GN15_NS "_ZN2at6native59_GLOBAL__N__7fea3eb9_20_group_norm_kernel_cu_e5d96c45_73857"
+#define GN_CL_MOMENTS GN15_NS "36RowwiseMomentsChannelsLastCUDAKernelIffEEvllllT_PKS3_PS3_S6_PT0_S8_"
+#define GN_CL_SMALLD GN15_NS "42RowwiseMomentsChannelsLastSmallDCUDAKernelILi4EffEEvllllT0_PKS3_PS3_S6_PT1_S8_"
+#define GN_CL_GRADS GN15_NS "46ComputeInternalGradientsChannelsLastCUDAKernelILi16EfEEvllPKT0_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_"
+#define GN_CL_GRADS_FB GN15_NS "54ComputeInternalGradientsChannelsLastFallbackCUDAKernelIfEEvllPKT_S5_PNS_14AccumulateTypeIS3_Lb1EE4typeES9_"
+/* t: index type, "j" unsigned int, "l" long */
+#define GN_CL_BWD(t) GN15_NS "39GroupNormBackwardChannelsLastCUDAKernelI" t "ffEEvT_S3_NS_4cuda6detail10IntDividerIS3_EES7_S7_PKT0_SA_SA_SA_PKT1_SD_PS8_"
+
+enum { CL_N = 2, CL_HXW = 5, CL_C = 12, CL_G = 6, CL_D = 2, CL_ALL = CL_N * CL_HXW * CL_C };
+static struct {
+    float x[CL_ALL], dy[CL_ALL], dx[CL_ALL];
+    float mean[CL_N * CL_G], rstd[CL_N * CL_G], c2[CL_N * CL_G], c3[CL_N * CL_G];
+    float ds[CL_N * CL_C], db[CL_N * CL_C], gamma[CL_C];
+} cl;
+
+static int near(double got, double want)
+{
+    return fabs(got - want) <= 1e-5 * (1.0 + fabs(want));
+}
+
+/* moments of group ng, as the kernels compute them (biased variance) */
+static void cl_moments_ref(int ng, double eps, double *mean, double *rstd)
+{
+    const int n = ng / CL_G, g = ng % CL_G;
+    double s = 0, ss = 0;
+    for (int hw = 0; hw < CL_HXW; hw++)
+        for (int d = 0; d < CL_D; d++)
+            s += cl.x[(n * CL_HXW + hw) * CL_C + g * CL_D + d];
+    *mean = s / (CL_HXW * CL_D);
+    for (int hw = 0; hw < CL_HXW; hw++)
+        for (int d = 0; d < CL_D; d++) {
+            double v = cl.x[(n * CL_HXW + hw) * CL_C + g * CL_D + d] - *mean;
+            ss += v * v;
+        }
+    *rstd = 1.0 / sqrt(ss / (CL_HXW * CL_D) + eps);
+}
+
+static void cl_check_moments(const char *what)
+{
+    for (int ng = 0; ng < CL_N * CL_G; ng++) {
+        double m, r;
+        cl_moments_ref(ng, 1e-5, &m, &r);
+        CHECK(near(cl.mean[ng], m) && near(cl.rstd[ng], r), "%s group %d: mean %g rstd %g, want %g %g",
+              what, ng, cl.mean[ng], cl.rstd[ng], m, r);
+    }
+}
+
+static void test_gn_cl_moments(void)
+{
+    int64_t N = CL_N, C = CL_C, HxW = CL_HXW, D = CL_D, G = CL_G;
+    float eps = 1e-5f;
+    float *px = cl.x, *pm = cl.mean, *pr = cl.rstd, *none = NULL;
+    /* (N, C, HxW, D, eps, X, mean, rstd, acc, acc): one group per block */
+    void *gen[10] = { &N, &C, &HxW, &D, &eps, &px, &pm, &pr, &none, &none };
+    memset(cl.mean, 0xff, sizeof cl.mean);
+    memset(cl.rstd, 0xff, sizeof cl.rstd);
+    tfl_status st = launch_block(&tfl_kfamily_batchnorm, GN_CL_MOMENTS, gen, CL_N * CL_G, 1, 32);
+    CHECK(st == TFL_OK, "channels-last moments: status %d", (int)st);
+    cl_check_moments("channels-last moments");
+    /* (C, HxW, D, G, ...): 4 groups per block, ceil(6 / 4) = 2 blocks per n */
+    void *small[10] = { &C, &HxW, &D, &G, &eps, &px, &pm, &pr, &none, &none };
+    memset(cl.mean, 0xff, sizeof cl.mean);
+    memset(cl.rstd, 0xff, sizeof cl.rstd);
+    st = launch_block(&tfl_kfamily_batchnorm, GN_CL_SMALLD, small, CL_N * 2, 1, 256);
+    CHECK(st == TFL_OK, "SmallD moments: status %d", (int)st);
+    cl_check_moments("SmallD moments");
+    /* refused: a block past its 256-entry shared array, one narrower than
+     * a block's 4 * D channel lanes, a grid of partial batches */
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_SMALLD, small, CL_N * 2, 1, 512) ==
+          TFL_ERR_UNSUPPORTED, "SmallD, 512 threads");
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_SMALLD, small, CL_N * 2, 1, 4) ==
+          TFL_ERR_UNSUPPORTED, "SmallD, 4 threads");
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_MOMENTS, gen, CL_N * CL_G + 1, 1, 32) ==
+          TFL_ERR_UNSUPPORTED, "moments, partial batch");
+    D = 0;
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_MOMENTS, gen, CL_N * CL_G, 1, 32) ==
+          TFL_ERR_INVALID, "moments, D = 0");
+}
+
+static void test_gn_cl_grads(void)
+{
+    int64_t C = CL_C, HxW = CL_HXW;
+    float *pdy = cl.dy, *px = cl.x, *pds = cl.ds, *pdb = cl.db;
+    void *args[6] = { &C, &HxW, &pdy, &px, &pds, &pdb };
+    /* <16>: ceil(12 / 16) = 1 block per n; the Fallback one per (n, c) */
+    static const struct { const char *name; unsigned grid, block; } kern[] = {
+        { GN_CL_GRADS, CL_N, 256 }, { GN_CL_GRADS_FB, CL_N * CL_C, 32 },
+    };
+    for (size_t kk = 0; kk < 2; kk++) {
+        memset(cl.ds, 0xff, sizeof cl.ds);
+        memset(cl.db, 0xff, sizeof cl.db);
+        tfl_status st = launch_block(&tfl_kfamily_batchnorm, kern[kk].name, args, kern[kk].grid, 1,
+                                     kern[kk].block);
+        CHECK(st == TFL_OK, "channels-last grads %zu: status %d", kk, (int)st);
+        for (int nc = 0; nc < CL_N * CL_C && st == TFL_OK; nc++) {
+            const int n = nc / CL_C, c = nc % CL_C;
+            double s1 = 0, s2 = 0;
+            for (int hw = 0; hw < CL_HXW; hw++) {
+                const int i = (n * CL_HXW + hw) * CL_C + c;
+                s1 += (double)cl.dy[i] * cl.x[i];
+                s2 += cl.dy[i];
+            }
+            CHECK(near(cl.ds[nc], s1) && near(cl.db[nc], s2), "grads %zu nc %d: ds %g db %g, want %g %g",
+                  kk, nc, cl.ds[nc], cl.db[nc], s1, s2);
+        }
+    }
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_GRADS, args, CL_N, 1, 8) == TFL_ERR_UNSUPPORTED,
+          "grads <16>, 8 threads");
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_GRADS_FB, args, CL_N * CL_C - 1, 1, 32) ==
+          TFL_ERR_UNSUPPORTED, "grads fallback, partial batch");
+}
+
+/* IntDivider<unsigned int> { divisor, m1, shift } as PyTorch builds it */
+static void divider_u32(unsigned char *b, uint32_t d)
+{
+    uint32_t shift = 0;
+    while (shift < 32 && (1u << shift) < d)
+        shift++;
+    const uint32_t m1 = (uint32_t)((((uint64_t)1 << 32) * (((uint64_t)1 << shift) - d)) / d + 1);
+    memcpy(b, &d, 4);
+    memcpy(b + 4, &m1, 4);
+    memcpy(b + 8, &shift, 4);
+}
+
+static void cl_check_dx(const char *what, int with_gamma)
+{
+    for (int i = 0; i < CL_ALL; i++) {
+        const int c = i % CL_C, n = i / (CL_C * CL_HXW), ng = n * CL_G + c / CL_D;
+        const double want = (double)cl.rstd[ng] * (with_gamma ? cl.gamma[c] : 1.0f) * cl.dy[i] +
+                            (double)cl.c2[ng] * cl.x[i] + cl.c3[ng];
+        CHECK(near(cl.dx[i], want), "%s %d: %g, want %g", what, i, cl.dx[i], want);
+    }
+}
+
+static void test_gn_cl_backward(void)
+{
+    for (int i = 0; i < CL_N * CL_G; i++) {
+        cl.rstd[i] = 0.5f + 0.125f * (float)i;
+        cl.c2[i] = 0.25f - 0.0625f * (float)i;
+        cl.c3[i] = (float)i - 3.5f;
+    }
+    for (int c = 0; c < CL_C; c++)
+        cl.gamma[c] = 1.5f - 0.25f * (float)c;
+    float *pdy = cl.dy, *px = cl.x, *pr = cl.rstd, *pg = cl.gamma, *p2 = cl.c2, *p3 = cl.c3;
+    float *pdx = cl.dx;
+    /* <unsigned int>: (numel, G, IntDivider C, HxW, D, ...) */
+    uint32_t numel = CL_ALL, G = CL_G;
+    unsigned char dc[12], dhw[12], dd[12];
+    divider_u32(dc, CL_C);
+    divider_u32(dhw, CL_HXW);
+    divider_u32(dd, CL_D);
+    void *args[12] = { &numel, &G, dc, dhw, dd, &pdy, &px, &pr, &pg, &p2, &p3, &pdx };
+    memset(cl.dx, 0xff, sizeof cl.dx);
+    tfl_status st = launch_block(&tfl_kfamily_batchnorm, GN_CL_BWD("j"), args, 1, 1, 256);
+    CHECK(st == TFL_OK, "channels-last backward <uint>: status %d", (int)st);
+    cl_check_dx("backward <uint>", 1);
+    /* no gamma */
+    pg = NULL;
+    memset(cl.dx, 0xff, sizeof cl.dx);
+    st = launch_block(&tfl_kfamily_batchnorm, GN_CL_BWD("j"), args, 2, 1, 32);
+    CHECK(st == TFL_OK, "channels-last backward, no gamma: status %d", (int)st);
+    cl_check_dx("backward <uint>, no gamma", 0);
+    /* a divider whose magic is not its divisor's: the kernel would not
+     * divide by C, so the launch is not decoded */
+    dc[4] ^= 1;
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_BWD("j"), args, 1, 1, 256) == TFL_ERR_UNSUPPORTED,
+          "backward <uint>, bad magic");
+    /* <long>: IntDivider<long> is its divisor */
+    int64_t numel64 = CL_ALL, G64 = CL_G, C64 = CL_C, HxW64 = CL_HXW, D64 = CL_D;
+    pg = cl.gamma;
+    void *largs[12] = { &numel64, &G64, &C64, &HxW64, &D64, &pdy, &px, &pr, &pg, &p2, &p3, &pdx };
+    memset(cl.dx, 0xff, sizeof cl.dx);
+    st = launch_block(&tfl_kfamily_batchnorm, GN_CL_BWD("l"), largs, 1, 1, 256);
+    CHECK(st == TFL_OK, "channels-last backward <long>: status %d", (int)st);
+    cl_check_dx("backward <long>", 1);
+    /* C != G * D, and numel not whole batches */
+    G64 = 5;
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_BWD("l"), largs, 1, 1, 256) == TFL_ERR_INVALID,
+          "backward <long>, C != G * D");
+    G64 = CL_G;
+    numel64 = CL_ALL - CL_C;
+    CHECK(launch_block(&tfl_kfamily_batchnorm, GN_CL_BWD("l"), largs, 1, 1, 256) == TFL_ERR_UNSUPPORTED,
+          "backward <long>, partial batch");
+}
+
+static void test_gn_channels_last(void)
+{
+    CHECK(tfl_mem_register(&cl, sizeof cl, TFL_MEM_HOST_REGISTERED, 0, 0) == TFL_OK, "register");
+    for (int i = 0; i < CL_ALL; i++) {
+        cl.x[i] = 0.5f * (float)((i * 7) % 11) - 2.0f + 0.01f * (float)i;
+        cl.dy[i] = (float)((i * 5) % 7) - 2.75f;
+    }
+    test_gn_cl_moments();
+    test_gn_cl_grads();
+    test_gn_cl_backward();
+    tfl_mem_unregister(&cl, TFL_MEM_HOST_REGISTERED);
+}
+
 /* Real kernel names of the torch 2.11, 2.14 and 2.15 wheels (one per kind
  * and parameter layout; the later releases' where the layout or the name's
  * structure changed, and a few more to show other namespace hashes are
@@ -409,6 +623,12 @@ static const struct { int minor; const char *mangled, *layout; } cubin_rel[] = {
       "0:4 8:752" },
     { 15, CIG("1"), "0:8 8:8 16:8 24:8 32:8" },
     { 15, CIG("4"), "0:8 8:8 16:8 24:8 32:8" },
+    { 15, GN_CL_MOMENTS, "0:8 8:8 16:8 24:8 32:4 40:8 48:8 56:8 64:8 72:8" },
+    { 15, GN_CL_SMALLD, "0:8 8:8 16:8 24:8 32:4 40:8 48:8 56:8 64:8 72:8" },
+    { 15, GN_CL_GRADS, "0:8 8:8 16:8 24:8 32:8 40:8" },
+    { 15, GN_CL_GRADS_FB, "0:8 8:8 16:8 24:8 32:8 40:8" },
+    { 15, GN_CL_BWD("j"), "0:4 4:4 8:12 20:12 32:12 48:8 56:8 64:8 72:8 80:8 88:8 96:8" },
+    { 15, GN_CL_BWD("l"), "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:8 72:8 80:8 88:8" },
 };
 
 /* Does the decoder claim the kernel and state exactly the cubin's layout? */
@@ -451,6 +671,7 @@ int main(void)
     test_names();
     test_gn_release();
     test_internal_grads_contiguous();
+    test_gn_channels_last();
     test_bad_operands();
     printf("test_optable_batchnorm: %d checks, %d failures\n", checks, failures);
     return failures != 0;

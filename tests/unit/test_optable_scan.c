@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -136,7 +137,7 @@ static void test_refusals(void)
  * recognised) with their parameter layouts (offset:size) as the sm_80
  * cubins record them (scripts/wheel_kernels.py): what the decoder states
  * with layout() must be exactly that. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     { "_ZN14at_cuda_detail3cub6detail4scan20DeviceScanInitKernelINS0_13ScanTileStateIlLb1EEEEEvT_i",
       "0:8 8:4" },  /* 2.11.0 cub_scan_init: DeviceScanInitKernel */
     { "_ZN2at6native41tensor_kernel_scan_outer_dim_with_indicesIfSt10less_equalIfEEEvPKT_PS4_PljjjS4_T0_",
@@ -215,34 +216,10 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:16 24:8 32:8 40:8 48:1 49:1 52:4 56:4 64:40 104:8" },  /* 2.15.0 nonzero_select: DeviceSelectSweepKernel */
 };
 
-static void test_cubin_layouts(void)
-{
-    const tfl_kfamily *fam = &tfl_kfamily_scan;
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *cookie = NULL;
-        int ok = fam->match(cubin[i].mangled, &cookie);
-        CHECK(ok, "does not claim %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        tfl_klayout l;
-        l.n = 0;
-        ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
-        CHECK(ok, "no layout for %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        char buf[1024] = "";
-        size_t pos = 0;
-        for (int k = 0; k < l.n && pos < sizeof buf; k++)
-            pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
-                                    l.size[k]);
-        CHECK(strcmp(buf, cubin[i].layout) == 0, "%.120s: layout %s, the cubin's %s",
-              cubin[i].mangled, buf, cubin[i].layout);
-    }
-}
-
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_scan, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     test_names();
     test_refusals();
     printf("test_optable_scan: %d checks, %d failures\n", checks, failures);

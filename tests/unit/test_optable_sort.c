@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "route/optable.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -210,7 +211,7 @@ static void test_refusals(void)
  * recognised) with their parameter layouts (offset:size) as the sm_80
  * cubins record them (scripts/wheel_kernels.py): what the decoder states
  * with layout() must be exactly that. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     { "_ZN14at_cuda_detail3cub6detail10radix_sort29DeviceRadixSortOnesweepKernelINS1_5radix10policy_hubIffyE10Policy1000ELNS0_9SortOrderE0EffyiiNS1_21identity_decomposer_tEEEvPT5_SB_PT3_PKSC_PT1_PKSG_PT2_PKSK_T4_iiT6_",
       "0:8 8:8 16:8 24:8 32:8 40:8 48:8 56:8 64:4 68:4 72:4 76:1" },  /* 2.11.0 radix_pass: DeviceRadixSortOnesweepKernel */
     { "_ZN14at_cuda_detail3cub6detail10radix_sort30DeviceRadixSortHistogramKernelINS1_5radix10policy_hubIffyE10Policy1000ELNS0_9SortOrderE0EfyNS1_21identity_decomposer_tEEEvPT2_PKT1_SA_iiT3_",
@@ -351,34 +352,10 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:8 16:16 32:8 40:8 48:8 56:4 60:1 61:1 64:4 72:48 120:8" },  /* 2.15.0 unique_counts: DeviceReduceByKeyKernel */
 };
 
-static void test_cubin_layouts(void)
-{
-    const tfl_kfamily *fam = &tfl_kfamily_sort;
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *cookie = NULL;
-        int ok = fam->match(cubin[i].mangled, &cookie);
-        CHECK(ok, "does not claim %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        tfl_klayout l;
-        l.n = 0;
-        ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
-        CHECK(ok, "no layout for %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        char buf[1024] = "";
-        size_t pos = 0;
-        for (int k = 0; k < l.n && pos < sizeof buf; k++)
-            pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
-                                    l.size[k]);
-        CHECK(strcmp(buf, cubin[i].layout) == 0, "%.120s: layout %s, the cubin's %s",
-              cubin[i].mangled, buf, cubin[i].layout);
-    }
-}
-
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_sort, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     test_names();
     test_refusals();
     printf("test_optable_sort: %d checks, %d failures\n", checks, failures);

@@ -17,6 +17,7 @@
 
 #include "route/optable.h"
 #include "route/optable/spatial_internal.h"
+#include "cubin_layouts.h"
 
 static int failures, checks;
 
@@ -241,7 +242,7 @@ static void test_refusals(void)
  * recognised) with their parameter layouts (offset:size) as the sm_80
  * cubins record them (scripts/wheel_kernels.py): what the decoder states
  * with layout() must be exactly that. */
-static const struct { const char *mangled, *layout; } cubin[] = {
+static const cubin_layout cubin[] = {
     { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c26adaptive_average_gradinputIfEEvPT_PKS3_iiii",
       "0:8 8:8 16:4 20:4 24:4 28:4" },  /* 2.11.0 adaptive_avg_pool2d_backward:  */
     { "_ZN2at6native58_GLOBAL__N__1076efdf_25_AdaptiveAveragePooling_cu_ef17039c31adaptive_average_gradinput_nhwcIifEEvPT0_PKS3_iiiiiiiiT_S7_S7_S7_",
@@ -414,31 +415,6 @@ static const struct { const char *mangled, *layout; } cubin[] = {
       "0:8 8:1 16:56 72:56" },  /* 2.15.0 upsample_linear1d:  */
 };
 
-static void test_cubin_layouts(void)
-{
-    const tfl_kfamily *fam = &tfl_kfamily_spatial;
-    for (size_t i = 0; i < sizeof cubin / sizeof cubin[0]; i++) {
-        void *cookie = NULL;
-        int ok = fam->match(cubin[i].mangled, &cookie);
-        CHECK(ok, "does not claim %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        tfl_klayout l;
-        l.n = 0;
-        ok = fam->layout && fam->layout(cookie, &l) && l.n >= 0;
-        CHECK(ok, "no layout for %.120s", cubin[i].mangled);
-        if (!ok)
-            continue;
-        char buf[1024] = "";
-        size_t pos = 0;
-        for (int k = 0; k < l.n && pos < sizeof buf; k++)
-            pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%u:%u", k ? " " : "", l.offset[k],
-                                    l.size[k]);
-        CHECK(strcmp(buf, cubin[i].layout) == 0, "%.120s: layout %s, the cubin's %s",
-              cubin[i].mangled, buf, cubin[i].layout);
-    }
-}
-
 /* torch 2.15's changed parameter lists, decoded directly (the decoders'
  * entry points; the kernel description as match() makes it, form 1):
  *  - avg_pool2d backward's third trailing bool: every window divides by
@@ -516,7 +492,8 @@ static void test_2_15_forms(void)
 
 int main(void)
 {
-    test_cubin_layouts();
+    check_cubin_layouts(&tfl_kfamily_spatial, cubin, sizeof cubin / sizeof cubin[0], &checks,
+                        &failures);
     test_2_15_forms();
     test_names();
     test_refusals();

@@ -128,6 +128,46 @@ static int section_params(const uint8_t *b, size_t len, int *n, uint32_t **sizes
     return 0;
 }
 
+#define STO_CUDA_ENTRY 0x10  /* st_other bit of a kernel (.entry) symbol */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of the cubin's kernels (functions marked as entries in the
+ * symbol table), sorted, in a malloc'd array (*n of them); NULL with
+ * *n = -1 when there is no symbol table to tell (then nothing is
+ * filtered).  Device functions with an ABI have .nv.info sections too. */
+static const char **entry_names(Elf *elf, int *n)
+{
+    *n = -1;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t count = d ? d->d_size / sh.sh_entsize : 0;
+        const char **names = malloc((count ? count : 1) * sizeof *names);
+        if (!names)
+            return NULL;
+        int k = 0;
+        for (size_t i = 0; i < count; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+                !(sym.st_other & STO_CUDA_ENTRY))
+                continue;
+            const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (nm)
+                names[k++] = nm;
+        }
+        qsort(names, (size_t)k, sizeof *names, cmp_str);
+        *n = k;
+        return names;
+    }
+    return NULL;
+}
+
 /* Call fn for every .nv.info.<name> section of the cubin (want == NULL)
  * or only the one for kernel `want`.  Returns the number of sections
  * visited, -1 if the ELF is unreadable or a visited section is malformed,
@@ -146,7 +186,8 @@ static int walk(const void *elf_image, size_t size, const char *want,
     if (!copy)
         return -1;
     memcpy(copy, elf_image, size);
-    int visited = 0;
+    int visited = 0, nentries = -1;
+    const char **entries = NULL;
     Elf *elf = elf_memory(copy, size);
     size_t shstrndx;
     if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
@@ -154,6 +195,8 @@ static int walk(const void *elf_image, size_t size, const char *want,
         goto out;
     }
     static const char pre[] = ".nv.info.";
+    if (!want)
+        entries = entry_names(elf, &nentries);
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
@@ -164,6 +207,8 @@ static int walk(const void *elf_image, size_t size, const char *want,
         name += sizeof pre - 1;
         if (want && strcmp(name, want) != 0)
             continue;
+        if (entries && !bsearch(&name, entries, (size_t)nentries, sizeof *entries, cmp_str))
+            continue;                       /* a device function, not a kernel */
         Elf_Data *d = elf_getdata(scn, NULL);
         int n;
         uint32_t *sz, *off;
@@ -184,6 +229,7 @@ static int walk(const void *elf_image, size_t size, const char *want,
             break;
     }
 out:
+    free(entries);
     if (elf)
         elf_end(elf);
     free(copy);

@@ -85,15 +85,8 @@ int tfl_attn_flash_cookie(void *cookie)
 
 int tfl_attn_constant(const char *s, size_t n)
 {
-    if ((n == 4 && memcmp(s, "true", 4) == 0) || (n == 5 && memcmp(s, "false", 5) == 0))
-        return 1;
-    size_t i = n && s[0] == '-';
-    if (i == n)
-        return 0;
-    for (; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
+    return (n == 4 && memcmp(s, "true", 4) == 0) || (n == 5 && memcmp(s, "false", 5) == 0) ||
+           tfl_kname_decimal(s, n);
 }
 
 /* The element type of a Flash_{fwd,bwd}_kernel_traits<...> argument: int /

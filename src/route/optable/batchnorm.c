@@ -10,7 +10,9 @@
  * the accumulate type as a template argument (same parameters).  Torch 2.15
  * replaced ComputeInternalGradientsCUDAKernel with
  * ComputeInternalGradientsContiguousCUDAKernel<vec, T> (same parameters
- * and sums; see below).
+ * and sums; see below) and added kernels for channels-last inputs
+ * (ChannelsLast / ChannelsLast3d: x[n][hw][c], c = g * D + d), decoded
+ * onto the same ops (below; only 2.15 has them).
  *
  * Batch norm kernels take GenericPackedTensorAccessor<T, D, _, index_t>
  * by value: { T* data; index_t sizes[D]; index_t strides[D] } (elements),
@@ -56,6 +58,41 @@
  *       c2, c3)                                           grid = (N, G)
  *   GammaBeta[1d]BackwardCUDAKernel{1,2}(N, C, G, mean, rstd, ds, db, dg, dbeta)
  *       (1d: N, C, G, dY, X, mean, rstd, dg, dbeta)
+ * Group norm, channels last (2.15; x[n][hw][c] with c = g * D + d; sm_80
+ * SASS of the float instances read for each; the acc pointers are not
+ * touched for float, as in the moments kernels above):
+ *   RowwiseMomentsChannelsLastCUDAKernel<f, f>(int64 N, C, HxW, D, float
+ *       eps, X, mean, rstd, acc*, acc*)                   grid.x = N*(C/D)
+ *       block ng = n * G + g (G = C / D, computed; N is not read): Welford
+ *       moments of x[n][hw][g*D + d] over hw < HxW, d < D; mean[ng],
+ *       rstd[ng] = rsqrt(var + eps) (biased var), as RowwiseMoments
+ *   RowwiseMomentsChannelsLastSmallDCUDAKernel<GPB, f, f>(int64 C, HxW, D,
+ *       G, float eps, X, mean, rstd, acc*, acc*)   grid.x = N*ceil(G/GPB)
+ *       the same moments, GPB groups per block: block b is batch
+ *       n = b / ceil(G/GPB), groups from (b % ceil(G/GPB)) * GPB (those
+ *       < G); thread t reads channel lane t % (GPB*D) of every
+ *       (blockDim / (GPB*D))-th hw into a 256-entry shared array (6144
+ *       bytes: 256 Welford triples), then threads < GPB combine their
+ *       group's lanes - so 1 <= blockDim/(GPB*D) and blockDim <= 256
+ *   ComputeInternalGradientsChannelsLastCUDAKernel<CPB, f>(int64 C, HxW,
+ *       dY, X, ds, db)                             grid.x = N*ceil(C/CPB)
+ *       ds[n*C + c] = sum_hw dY*X, db[n*C + c] = sum_hw dY over
+ *       x[n][hw][c]; CPB channels per block (the same lane scheme, 256
+ *       floats of shared memory per sum: blockDim in [CPB, 256])
+ *   ComputeInternalGradientsChannelsLastFallbackCUDAKernel<f>(int64 C,
+ *       HxW, dY, X, ds, db)     grid.x = N*C, block nc: n = nc / C, c = nc % C
+ *   GroupNormBackwardChannelsLastCUDAKernel<index_t, f, f>(index_t numel,
+ *       G, IntDivider<index_t> C, HxW, D, dY, X, rstd, gamma, c2, c3, dX)
+ *       grid-stride over index < numel: c = index % C, n = index / C / HxW,
+ *       ng = n * G + c / D;  dX = rstd[ng] * gamma[c] * dY + c2[ng] * X +
+ *       c3[ng] (gamma NULL: 1).  index_t unsigned int: IntDivider is
+ *       { divisor, m1, shift } (12 bytes) and the kernel divides by the
+ *       magic m1 / shift only (IMAD.HI + SHF), long: { divisor } (8 bytes,
+ *       a true division)
+ * The moments run as TFL_BN_STATS and the sums as TFL_BN_BACKWARD_REDUCE
+ * (mean 0), one op per batch n (a group's elements are [hw][d] at strides
+ * (C, 1), its statistics n*G + g: no one [n][c][l] view holds two
+ * batches); dX is a TFL_BN_MAP AFFINE3 over [n][hw][g][d].
  * The TensorIterator lambdas of the same files are in batchnorm_map.c.
  */
 #include <stdio.h>
@@ -73,6 +110,7 @@ enum {
     K_CL_COLLECT, K_CL_TRANSFORM, K_CL_BWD_REDUCE, K_CL_BWD_ELEMT,
     K_GN_MOMENTS, K_GN_FUSED, K_GN_INTERNAL_GRADS, K_GN_BWD_PARAMS, K_GN_BWD_PARAMS_1D,
     K_GN_GAMMA_BETA, K_GN_GAMMA_BETA_1D,
+    K_GN_MOMENTS_CL, K_GN_MOMENTS_CL_SMALLD, K_GN_INTERNAL_GRADS_CL, K_GN_BWD_CL,
 };
 
 /* The native kernels by base name; nparams / nparams_numel: their
@@ -148,8 +186,12 @@ static int parse_types(const tfl_kname *kn, bn_kernel *k)
 
 /* group_norm_kernel.cu's kernels, float only.  `targs` is the template
  * argument list: "f" <float>, "ff" <float, float> (the accumulate type
- * became an argument), "iff" / "if" <vec, float[, float]> (the 2.15
- * Contiguous kernels' vector width: floats per load; their loops read
+ * became an argument), "n" the index type, unsigned int or long (the
+ * channels-last backward's: its IntDivider layout, decoded for both),
+ * "iff" / "if" <k, float[, float]>: k is the 2.15 ChannelsLast kernels'
+ * groups / channels per block (which block covers what, so the decoder
+ * reads it to find N from the grid; header comment) or the Contiguous
+ * kernels' vector width: floats per load; their loops read
  * (cols / vec) * vec elements of a row and no tail - sm_80 SASS of the
  * <4, ...> instances: LDG.E.128 only, trip count cols >> 2 - which the
  * decoder reproduces, so any width is decoded exactly).  RowwiseMomentsCUDAKernel<float> is group
@@ -181,41 +223,62 @@ static const struct {
     { "GammaBetaBackwardCUDAKernel2", K_GN_GAMMA_BETA, "group_norm_backward_gamma_beta", 9, "f", 0 },
     { "GammaBeta1dBackwardCUDAKernel1", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta", 9, "f", 0 },
     { "GammaBeta1dBackwardCUDAKernel2", K_GN_GAMMA_BETA_1D, "group_norm_backward_gamma_beta", 9, "f", 0 },
+    { "RowwiseMomentsChannelsLastCUDAKernel", K_GN_MOMENTS_CL, "group_norm_stats", 10, "ff", 0 },
+    { "RowwiseMomentsChannelsLastSmallDCUDAKernel", K_GN_MOMENTS_CL_SMALLD, "group_norm_stats", 10, "iff", 0 },
+    { "ComputeInternalGradientsChannelsLastCUDAKernel", K_GN_INTERNAL_GRADS_CL, "group_norm_backward_sums", 6, "if", 0 },
+    { "ComputeInternalGradientsChannelsLastFallbackCUDAKernel", K_GN_INTERNAL_GRADS_CL, "group_norm_backward_sums", 6, "f", 0 },
+    { "GroupNormBackwardChannelsLastCUDAKernel", K_GN_BWD_CL, "group_norm_backward_elemt", 12, "nff", 0 },
 };
 
-/* The largest vector width taken (the wheels have 1 and 4). */
-#define GN_MAX_VEC 16
+/* The largest int template argument taken (the wheels have vector widths
+ * 1 and 4, 4 groups and 16 channels per block). */
+#define GN_MAX_TARG 16
 
-/* The template arguments read as `pattern` ('f' float, 'i' the vector
- * width, 1..GN_MAX_VEC, into *vec; 1 when there is none). */
-static int targs_are(const tfl_kname *kn, const char *pattern, int *vec)
+/* The template arguments read as `pattern` into k: 'f' float, 'n' the
+ * index type (k->idx64), 'i' an int 1..GN_MAX_TARG - the vector width
+ * (k->vec, else 1) or, for the ChannelsLast kinds, k->per_block (else 0). */
+static int targs_are(const tfl_kname *kn, const char *pattern, int kind, bn_kernel *k)
 {
     long long v;
     int n = (int)strlen(pattern);
-    *vec = 1;
+    k->vec = 1;
+    k->per_block = 0;
+    k->idx64 = 0;
     if (kn->ntargs != n)
         return 0;
     for (int i = 0; i < n; i++) {
         if (pattern[i] == 'f') {
             if (!tfl_kname_targ_is(kn, i, "float"))
                 return 0;
-        } else if (!tfl_kname_targ_int(kn, i, &v) || v < 1 || v > GN_MAX_VEC) {
+        } else if (pattern[i] == 'n') {
+            if (tfl_kname_targ_is(kn, i, "long"))
+                k->idx64 = 1;
+            else if (!tfl_kname_targ_is(kn, i, "unsigned int"))
+                return 0;
+        } else if (!tfl_kname_targ_int(kn, i, &v) || v < 1 || v > GN_MAX_TARG) {
             return 0;
+        } else if (kind == K_GN_MOMENTS_CL_SMALLD || kind == K_GN_INTERNAL_GRADS_CL) {
+            k->per_block = (int)v;
         } else {
-            *vec = (int)v;
+            k->vec = (int)v;
         }
     }
     return 1;
 }
 
+/* GroupNormBackwardChannelsLastCUDAKernel's parameters 2..4 are the
+ * IntDividers whose fields the decoder reads. */
+static int dividers_are(const tfl_kname *kn)
+{
+    for (int i = 2; i <= 4; i++)
+        if (!tfl_kname_param_starts(kn, i, "at::cuda::detail::IntDivider<"))
+            return 0;
+    return 1;
+}
+
 static int keep(const bn_kernel *k, void **cookie)
 {
-    bn_kernel *c = malloc(sizeof *c);
-    if (!c)
-        return 0;
-    *c = *k;
-    *cookie = c;
-    return 1;
+    return tfl_kcookie_keep(k, sizeof *k, cookie);
 }
 
 static int match_kname(const tfl_kname *kn, bn_kernel *k)
@@ -233,7 +296,8 @@ static int match_kname(const tfl_kname *kn, bn_kernel *k)
     }
     for (size_t i = 0; i < sizeof gn / sizeof gn[0]; i++) {
         if (!tfl_kname_is(kn, gn[i].base) || kn->nparams != gn[i].nparams ||
-            !targs_are(kn, gn[i].targs, &k->vec))
+            !targs_are(kn, gn[i].targs, gn[i].kind, k) ||
+            (gn[i].kind == K_GN_BWD_CL && !dividers_are(kn)))
             continue;
         k->kind = gn[i].kind;
         k->name = gn[i].name;
@@ -287,6 +351,14 @@ static int layout(void *cookie, tfl_klayout *l)
     case K_GN_GAMMA_BETA_1D: snprintf(sig, sizeof sig, "l x2 p x5"); break;
     case K_GN_BWD_PARAMS: snprintf(sig, sizeof sig, "l x2 p x6"); break;
     case K_GN_BWD_PARAMS_1D: snprintf(sig, sizeof sig, "l l p x6"); break;
+    case K_GN_MOMENTS_CL:
+    case K_GN_MOMENTS_CL_SMALLD:  /* (4 int64, float eps, X, mean, rstd, two unused) */
+                          snprintf(sig, sizeof sig, "l x3 f p x4"); break;
+    case K_GN_INTERNAL_GRADS_CL: snprintf(sig, sizeof sig, "l l p x3"); break;
+    case K_GN_BWD_CL:     /* (numel, G, IntDivider x3, 7 pointers): IntDivider<unsigned>
+                           * { divisor, m1, shift }, IntDivider<long> { divisor } */
+                          snprintf(sig, sizeof sig, "%s", k->idx64 ? "l x4 p x6" : "i i 12:4 x2 p x6");
+                          break;
     default:              return 0;
     }
     return tfl_klayout_sig(l, sig) == 0;
@@ -770,6 +842,226 @@ static tfl_status run_group_norm(const tfl_kcall *c, const bn_kernel *k, tfl_op 
     return finish(c, op, !ok, err, errlen);
 }
 
+/* ------------------------------------------------------ group norm, channels last */
+
+#define L(i) TFL_KARG(c, int64_t, i)
+#define P(i) TFL_KARG(c, float *, i)
+#define LIVE(p, n) ((p) && (n) >= 0 && (n) <= INT64_MAX / 4 && tfl_kdev_ok((p), (size_t)(n) * 4))
+
+/* a * b * c floats, or -1 when that overflows (garbage sizes) */
+static int64_t elems3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc) ||
+        abc > INT64_MAX / 4)
+        return -1;
+    return abc;
+}
+
+/* The batches a one-dimensional grid of blocks_per_n blocks per batch
+ * covers, or -1 when it is not whole batches (PyTorch launches N * that). */
+static int64_t grid_batches(const tfl_kcall *c, int64_t blocks_per_n)
+{
+    if (blocks_per_n <= 0 || c->grid[1] != 1 || c->grid[2] != 1 || c->grid[0] % blocks_per_n)
+        return -1;
+    return (int64_t)c->grid[0] / blocks_per_n;
+}
+
+/* Block shape of the tiled ChannelsLast kernels: lanes of `lanes` channels
+ * must fit at least once (else their hw loop does not advance) and the
+ * block must not pass their 256-entry shared arrays. */
+static int tiled_block_ok(const tfl_kcall *c, int64_t lanes)
+{
+    return c->block[1] == 1 && c->block[2] == 1 && (int64_t)c->block[0] >= lanes &&
+           c->block[0] <= 256;
+}
+
+/* The moments kernels: per batch n one TFL_BN_STATS over [hw][g][d] at
+ * strides (C, D, 1), statistics mean/rstd + n * G. */
+static tfl_status gn_cl_moments(const tfl_kcall *c, const bn_kernel *k, tfl_op *op, char *err,
+                                size_t errlen)
+{
+    tfl_batchnorm_op *o = &op->u.batchnorm;
+    int64_t C, HxW, D, G;
+    if (k->kind == K_GN_MOMENTS_CL) {
+        /* (N, C, HxW, D, ...): G = C / D computed, one group per block */
+        C = L(1); HxW = L(2); D = L(3);
+        G = D > 0 ? C / D : 0;
+    } else {
+        /* (C, HxW, D, G, ...): per_block groups per block */
+        C = L(0); HxW = L(1); D = L(2); G = L(3);
+    }
+    if (C < 0 || HxW < 0 || D <= 0 || G <= 0 || G > C / D) {
+        snprintf(err, errlen, "%s: bad shape C=%lld HxW=%lld D=%lld G=%lld", op->name,
+                 (long long)C, (long long)HxW, (long long)D, (long long)G);
+        return TFL_ERR_INVALID;
+    }
+    int64_t per_n = G;
+    if (k->kind == K_GN_MOMENTS_CL_SMALLD) {
+        if (D > 256 || !tiled_block_ok(c, k->per_block * D))
+            return TFL_ERR_UNSUPPORTED;
+        per_n = (G + k->per_block - 1) / k->per_block;
+    }
+    const int64_t N = grid_batches(c, per_n);
+    if (N < 0 || HxW == 0)
+        return TFL_ERR_UNSUPPORTED;   /* partial batches; moments of nothing */
+    float *x = P(5), *mean = P(6), *rstd = P(7);
+    o->kind = TFL_BN_STATS;
+    o->stats_mode = TFL_BN_STATS_RSTD;
+    o->eps = TFL_KARG(c, float, 4);
+    o->n = HxW; o->c = G; o->l = D;
+    o->x_stride[0] = C; o->x_stride[1] = D; o->x_stride[2] = 1;
+    if (!LIVE(x, elems3(N, HxW, C)) || !LIVE(mean, elems3(N, G, 1)) ||
+        !LIVE(rstd, elems3(N, G, 1)))
+        return finish(c, op, 1, err, errlen);
+    for (int64_t n = 0; n < N; n++) {
+        o->x = x + n * HxW * C;
+        o->mean = mean + n * G;
+        o->out2 = rstd + n * G;
+        tfl_status st = finish(c, op, 0, err, errlen);
+        if (st != TFL_OK)
+            return st;
+    }
+    return TFL_OK;
+}
+
+/* The internal-gradients kernels (C, HxW, dY, X, ds, db): per batch n one
+ * TFL_BN_BACKWARD_REDUCE (mean 0) over [hw][c] at strides (C, 1). */
+static tfl_status gn_cl_internal_grads(const tfl_kcall *c, const bn_kernel *k, tfl_op *op,
+                                       char *err, size_t errlen)
+{
+    tfl_batchnorm_op *o = &op->u.batchnorm;
+    const int64_t C = L(0), HxW = L(1);
+    if (C <= 0 || HxW < 0) {
+        snprintf(err, errlen, "%s: bad shape C=%lld HxW=%lld", op->name, (long long)C,
+                 (long long)HxW);
+        return TFL_ERR_INVALID;
+    }
+    /* the Fallback: one channel per block, any block */
+    const int64_t per = k->per_block ? k->per_block : 1;
+    if (k->per_block && !tiled_block_ok(c, per))
+        return TFL_ERR_UNSUPPORTED;
+    const int64_t N = grid_batches(c, (C + per - 1) / per);
+    if (N < 0)
+        return TFL_ERR_UNSUPPORTED;
+    float *dy = P(2), *x = P(3), *ds = P(4), *db = P(5);
+    o->kind = TFL_BN_BACKWARD_REDUCE;
+    o->n = HxW; o->c = C; o->l = 1;
+    const int64_t st[3] = { C, 1, 1 };
+    memcpy(o->x_stride, st, sizeof st);
+    memcpy(o->dy_stride, st, sizeof st);
+    const int64_t all = elems3(N, HxW, C);
+    if (!LIVE(dy, all) || !LIVE(x, all) || !LIVE(ds, elems3(N, C, 1)) ||
+        !LIVE(db, elems3(N, C, 1)))
+        return finish(c, op, 1, err, errlen);
+    for (int64_t n = 0; n < N; n++) {
+        o->x = x + n * HxW * C;
+        o->dy = dy + n * HxW * C;
+        o->sum_dy_xmu = ds + n * C;     /* ds = sum dy * x (mean 0) */
+        o->sum_dy = db + n * C;         /* db = sum dy */
+        tfl_status s = finish(c, op, 0, err, errlen);
+        if (s != TFL_OK)
+            return s;
+    }
+    return TFL_OK;
+}
+
+/* IntDivider<unsigned int> { divisor, m1, shift } at parameter i: its
+ * divisor when m1 and shift are what PyTorch's constructor makes of it
+ * (divisor 1..INT32_MAX), else 0.  The kernel divides by m1 and shift
+ * alone; they equal division by the divisor (for dividends up to
+ * INT32_MAX) only then. */
+static int64_t divider_u32(const tfl_kcall *c, int i)
+{
+    const uint32_t div = TFL_KARG_AT(c, uint32_t, i, 0), m1 = TFL_KARG_AT(c, uint32_t, i, 4),
+                   shift = TFL_KARG_AT(c, uint32_t, i, 8);
+    if (div < 1 || div > INT32_MAX)
+        return 0;
+    uint32_t s = 0;
+    while (s < 31 && (1u << s) < div)
+        s++;
+    const uint64_t magic = ((uint64_t)1 << 32) * (((uint64_t)1 << s) - div) / div + 1;
+    return magic <= UINT32_MAX && m1 == (uint32_t)magic && shift == s ? (int64_t)div : 0;
+}
+
+/* GroupNormBackwardChannelsLastCUDAKernel: dX = rstd[ng] * gamma[c] * dY +
+ * c2[ng] * X + c3[ng] as a TFL_BN_MAP AFFINE3 over [n][hw][g][d] (dimension
+ * 0 = d fastest). */
+static tfl_status gn_cl_backward(const tfl_kcall *c, const bn_kernel *k, tfl_op *op, char *err,
+                                 size_t errlen)
+{
+    tfl_batchnorm_op *o = &op->u.batchnorm;
+    int64_t numel, G, C, HxW, D;
+    if (k->idx64) {
+        numel = L(0); G = L(1);
+        C = L(2); HxW = L(3); D = L(4);     /* IntDivider<long>: { divisor } */
+    } else {
+        numel = TFL_KARG(c, uint32_t, 0);
+        G = TFL_KARG(c, uint32_t, 1);
+        C = divider_u32(c, 2); HxW = divider_u32(c, 3); D = divider_u32(c, 4);
+        if (numel > INT32_MAX || !C || !HxW || !D)
+            return TFL_ERR_UNSUPPORTED;     /* not the dividers PyTorch makes */
+    }
+    if (numel < 0 || G <= 0 || C <= 0 || HxW <= 0 || D <= 0 || C % D || G != C / D ||
+        elems3(C, HxW, 1) < 0) {
+        snprintf(err, errlen, "%s: bad shape numel=%lld C=%lld HxW=%lld G=%lld D=%lld", op->name,
+                 (long long)numel, (long long)C, (long long)HxW, (long long)G, (long long)D);
+        return TFL_ERR_INVALID;
+    }
+    if (numel % (C * HxW))
+        return TFL_ERR_UNSUPPORTED;     /* a partial batch */
+    if (numel == 0)
+        return TFL_OK;
+    const int64_t N = numel / (C * HxW);
+    const int b = 5;     /* the pointers follow the three dividers */
+    float *dy = P(b), *x = P(b + 1), *rstd = P(b + 2), *gamma = P(b + 3);
+    float *c2 = P(b + 4), *c3 = P(b + 5), *dx = P(b + 6);
+    o->n = N; o->c = C; o->l = HxW;     /* (for the message) */
+    if (!LIVE(dy, numel) || !LIVE(x, numel) || !LIVE(dx, numel) || !LIVE(rstd, N * G) ||
+        !LIVE(c2, N * G) || !LIVE(c3, N * G) || (gamma && !LIVE(gamma, C)))
+        return finish(c, op, 1, err, errlen);
+    o->kind = TFL_BN_MAP;
+    o->map_code = TFL_BN_MAP_AFFINE3;
+    o->map_flags = gamma ? 1 : 0;       /* c1 = rstd * gamma */
+    o->nout = 1;
+    o->ndim = 4;
+    const int64_t shape[4] = { D, G, HxW, N };
+    const int64_t big[4] = { 4, 4 * D, 4 * C, 4 * HxW * C };  /* dX, dY, X */
+    const int64_t per_ng[4] = { 0, 4, 0, 4 * G };             /* rstd, c2, c3 */
+    const int64_t per_c[4] = { 4, 4 * D, 0, 0 };              /* gamma */
+    memcpy(o->shape, shape, sizeof shape);
+    const struct { void *p; const int64_t *st; } operand[] = {
+        { dx, big }, { dy, big }, { x, big }, { rstd, per_ng }, { gamma, per_c },
+        { c2, per_ng }, { c3, per_ng },
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof operand / sizeof operand[0]; i++) {
+        if (!operand[i].p)
+            continue;      /* no gamma: (dy, x, rstd, c2, c3) */
+        o->data[n] = operand[i].p;
+        memcpy(o->strides[n], operand[i].st, 4 * sizeof(int64_t));
+        n++;
+    }
+    o->nin = n - 1;
+    return finish(c, op, 0, err, errlen);
+}
+
+#undef L
+#undef P
+#undef LIVE
+
+static tfl_status run_gn_channels_last(const tfl_kcall *c, const bn_kernel *k, tfl_op *op,
+                                       char *err, size_t errlen)
+{
+    switch (k->kind) {
+    case K_GN_MOMENTS_CL:
+    case K_GN_MOMENTS_CL_SMALLD:  return gn_cl_moments(c, k, op, err, errlen);
+    case K_GN_INTERNAL_GRADS_CL:  return gn_cl_internal_grads(c, k, op, err, errlen);
+    case K_GN_BWD_CL:             return gn_cl_backward(c, k, op, err, errlen);
+    default:                      return TFL_ERR_UNSUPPORTED;
+    }
+}
+
 static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen)
 {
     const bn_kernel *k = cookie;
@@ -784,6 +1076,8 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         return run_accessor(c, k, &op, err, errlen);
     if (k->kind <= K_CL_BWD_ELEMT)
         return run_channels_last(c, k, &op, err, errlen);
+    if (k->kind >= K_GN_MOMENTS_CL)
+        return run_gn_channels_last(c, k, &op, err, errlen);
     return run_group_norm(c, k, &op, err, errlen);
 }
 

@@ -18,6 +18,9 @@ typedef struct bn_kernel {
     int vec;           /* group norm *Contiguous* kernels (2.15): floats per
                           vector load; they read a row's first
                           (cols / vec) * vec elements only (else 1)         */
+    int per_block;     /* group norm *ChannelsLast<n, ...> kernels (2.15): the
+                          groups (SmallD moments) or channels (internal
+                          gradients) one block covers; 0 for the others    */
     tfl_dtype in_dt, stat_dt;   /* native kernels: x and parameter types  */
     /* K_MAP */
     int form;          /* MAP_VEC, MAP_LEGACY, MAP_MULTI, MAP_MULTI_TRIVIAL */

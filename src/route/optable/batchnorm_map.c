@@ -151,15 +151,7 @@ static int first_float_lambda(const char *d, int *nargs, int *idx, tfl_dtype *dt
  * choose how memory is accessed, never what is computed. */
 static int others_constant(const tfl_kname *kn, const int *used, int nused)
 {
-    for (int i = 0; i < kn->ntargs; i++) {
-        int u = 0;
-        for (int j = 0; j < nused; j++)
-            u |= used[j] == i;
-        long long v;
-        if (!u && !tfl_kname_targ_int(kn, i, &v))
-            return 0;
-    }
-    return kn->ntargs <= TFL_KNAME_MAX;
+    return tfl_kname_others_constant(kn, used, nused);
 }
 
 /* OffsetCalculator<n, unsigned int[, false]> (the unsigned-stride form

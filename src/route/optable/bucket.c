@@ -104,12 +104,7 @@ static int match(const char *m, void **cookie)
     int ok = tfl_kname_is(&k, "searchsorted_cuda_kernel") ? match_search(&k, &b)
            : tfl_kname_qualified(&k, "at::cuda::kernelHistogram1D") ? match_hist(&k, &b) : 0;
     tfl_kname_free(&k);
-    bucket_kernel *c = ok ? malloc(sizeof *c) : NULL;
-    if (!c)
-        return 0;
-    *c = b;
-    *cookie = c;
-    return 1;
+    return ok && tfl_kcookie_keep(&b, sizeof b, cookie);
 }
 
 /* The parameters run() reads (optable.h signature tokens). */

@@ -40,11 +40,9 @@
  */
 #include "route/optable.h"
 #include "route/optable/kname.h"
-#include "route/optable/pt_abi.h"
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "route/dispatch.h"
@@ -78,28 +76,6 @@ static const struct {
      "A5 A5 A5 i x8"},
     {"conv_depthwise3d_cuda_backward_weight_kernel", CV3_BWD_FILTER, 5, "Tacc", "A5 A5 A5 i x8"},
 };
-
-/* The rank N of parameter i when it is a 32-bit-index packed accessor
- * (GenericPackedTensorAccessor<TensorAccessor<..>, IndexBoundsCheck<N, int>,
- * T, N, PtrTraits, int>: PackedTensorAccessor32<T, N>, what run() reads),
- * else 0. */
-static int cv_pta32_rank(const tfl_kname *k, int i)
-{
-    static const char pre[] = "GenericPackedTensorAccessor<";
-    if (!tfl_kname_param_starts(k, i, pre))
-        return 0;
-    const char *a[8];
-    size_t al[8];
-    int n = tfl_pt_template_args(k->param[i] + sizeof pre - 2, a, al, 8);
-    char buf[8];
-    if (n != 6 || al[3] == 0 || al[3] >= sizeof buf || al[5] != 3 || memcmp(a[5], "int", 3))
-        return 0;
-    memcpy(buf, a[3], al[3]);
-    buf[al[3]] = '\0';
-    char *end;
-    long r = strtol(buf, &end, 10);
-    return (*end == '\0' || !strcmp(end, "ul")) && r >= 1 && r <= 25 ? (int)r : 0;
-}
 
 /* Do the template arguments have the kinds `want` lists (see cv_kernels)?
  * *dt receives T. */
@@ -151,8 +127,9 @@ static int cv_match(const char *mangled, void **cookie)
         tfl_klayout l = { 0 };
         /* ... with the parameter count the decoder's layout states */
         if (tfl_kname_is(&k, cv_kernels[i].base) && k.name_len == k.base_len &&
-            cv_targs_ok(&k, cv_kernels[i].targs, &dt) && cv_pta32_rank(&k, 0) == r &&
-            cv_pta32_rank(&k, 1) == r && cv_pta32_rank(&k, 2) == r &&
+            cv_targs_ok(&k, cv_kernels[i].targs, &dt) &&
+            tfl_kname_accessor_rank(&k, 0, 32) == r && tfl_kname_accessor_rank(&k, 1, 32) == r &&
+            tfl_kname_accessor_rank(&k, 2, 32) == r &&
             tfl_klayout_sig(&l, cv_kernels[i].sig) == 0 && l.n == k.nparams) {
             *cookie = CV_COOKIE(cv_kernels[i].kind, dt);
             ok = 1;

@@ -110,12 +110,7 @@ static int match(const char *m, void **cookie)
             ok = d.total_arg = 1;
     }
     tfl_kname_free(&k);
-    dist_kernel *c = ok ? malloc(sizeof *c) : NULL;
-    if (!c)
-        return 0;
-    *c = d;
-    *cookie = c;
-    return 1;
+    return ok && tfl_kcookie_keep(&d, sizeof d, cookie);
 }
 
 static int layout(void *cookie, tfl_klayout *l)

@@ -66,15 +66,7 @@ static int cast_count(const char *s, size_t len, const char *with, const char *w
  * know could change the meaning, so it is not claimed. */
 static int others_constant(const tfl_kname *k, const int *used, int nused)
 {
-    for (int i = 0; i < k->ntargs && i < TFL_KNAME_MAX; i++) {
-        int u = 0;
-        for (int j = 0; j < nused; j++)
-            u |= used[j] == i;
-        long long v;
-        if (!u && !tfl_kname_targ_int(k, i, &v))
-            return 0;
-    }
-    return k->ntargs <= TFL_KNAME_MAX;
+    return tfl_kname_others_constant(k, used, nused);
 }
 
 /* The lambda of a legacy kernel: gpu_kernel_impl[_nocast]<F>(...)::{lambda(int)#1}. */

@@ -188,14 +188,7 @@ static int match(const char *m, void **cookie)
     memset(&c, 0, sizeof c);
     int ok = parse(&k, &c);
     tfl_kname_free(&k);
-    if (!ok)
-        return 0;
-    ecookie *p = malloc(sizeof *p);
-    if (!p)
-        return 0;
-    *p = c;
-    *cookie = p;
-    return 1;
+    return ok && tfl_kcookie_keep(&c, sizeof c, cookie);
 }
 
 static const char *op_name(void *cookie)

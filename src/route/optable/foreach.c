@@ -541,13 +541,10 @@ static int match(const char *mangled, void **cookie)
            : tfl_kname_is(&k, "lpnorm_cleanup") ? match_cleanup(&k, &c)
            : tfl_kname_is(&k, "amp_update_scale_cuda_kernel") ? match_update_scale(&k, &c) : 0;
     tfl_kname_free(&k);
-    fcookie *keep = ok ? malloc(sizeof *keep) : NULL;
-    if (!keep)
+    if (!ok)
         return 0;
     c.geom = geom_of(mta_release());
-    *keep = c;
-    *cookie = keep;
-    return 1;
+    return tfl_kcookie_keep(&c, sizeof c, cookie);
 }
 
 static const char *op_name(void *cookie)

@@ -33,10 +33,7 @@ static const char *const hints[] = {
 
 static int match(const char *m, void **cookie)
 {
-    size_t h = 0;
-    while (h < sizeof hints / sizeof hints[0] && !strstr(m, hints[h]))
-        h++;
-    if (h == sizeof hints / sizeof hints[0])
+    if (!tfl_kname_mentions(m, hints, sizeof hints / sizeof hints[0]))
         return 0;
     tfl_kname n;
     if (tfl_kname_parse(m, &n) != 0)
@@ -51,14 +48,7 @@ static int match(const char *m, void **cookie)
     tfl_klayout l = { 0 };
     ok = ok && layout(&k, &l) && l.n == n.nparams;
     tfl_kname_free(&n);
-    if (!ok)
-        return 0;
-    index_kernel *c = malloc(sizeof *c);
-    if (!c)
-        return 0;
-    *c = k;
-    *cookie = c;
-    return 1;
+    return ok && tfl_kcookie_keep(&k, sizeof k, cookie);
 }
 
 /* The parameters run() reads, by kernel group (each group's file). */

@@ -67,17 +67,7 @@ size_t idx_targ_size(const tfl_kname *k, int i, tfl_dtype *dt)
  * could, so a kernel with one is not claimed. */
 int idx_others_constant(const tfl_kname *k, const int *used, int nused)
 {
-    if (k->ntargs > TFL_KNAME_MAX)
-        return 0;
-    for (int i = 0; i < k->ntargs; i++) {
-        int u = 0;
-        for (int j = 0; j < nused; j++)
-            u |= used[j] == i;
-        long long v;
-        if (!u && !tfl_kname_targ_int(k, i, &v))
-            return 0;
-    }
-    return 1;
+    return tfl_kname_others_constant(k, used, nused);
 }
 
 /* Is the kernel `base` in at::native (or an anonymous namespace), which the

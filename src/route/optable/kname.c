@@ -1,6 +1,9 @@
 /*
  * kname.c - parse a demangled kernel name into base name, template
- * arguments and parameter types (kname.h).
+ * arguments and parameter types, and the structural questions families ask
+ * of it: an argument's dtype or constant value, its text without
+ * library-versioning namespaces, a packed accessor parameter's rank
+ * (kname.h).
  */
 #include "route/optable/kname.h"
 #include "route/optable/pt_abi.h"
@@ -65,6 +68,14 @@ static const char *split(const char *s, char close, const char **start, size_t *
         }
     }
     return NULL;
+}
+
+int tfl_kname_mentions(const char *mangled, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strstr(mangled, words[i]))
+            return 1;
+    return 0;
 }
 
 int tfl_kname_parse(const char *mangled, tfl_kname *k)
@@ -205,6 +216,32 @@ int tfl_kname_targ_int(const tfl_kname *k, int i, long long *v)
     return 1;
 }
 
+int tfl_kname_decimal(const char *s, size_t n)
+{
+    size_t i = n && s[0] == '-';
+    if (i == n)
+        return 0;
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+int tfl_kname_others_constant(const tfl_kname *k, const int *used, int nused)
+{
+    if (k->ntargs > TFL_KNAME_MAX)
+        return 0;
+    for (int i = 0; i < k->ntargs; i++) {
+        int u = 0;
+        for (int j = 0; j < nused; j++)
+            u |= used[j] == i;
+        long long v;
+        if (!u && !tfl_kname_targ_int(k, i, &v))
+            return 0;
+    }
+    return 1;
+}
+
 int tfl_kname_param_is(const tfl_kname *k, int i, const char *s)
 {
     return stored(i, k->nparams) && eq(k->param[i], k->param_len[i], s);
@@ -213,4 +250,57 @@ int tfl_kname_param_is(const tfl_kname *k, int i, const char *s)
 int tfl_kname_param_starts(const tfl_kname *k, int i, const char *prefix)
 {
     return stored(i, k->nparams) && starts(k->param[i], k->param_len[i], prefix);
+}
+
+int tfl_kname_unversioned_copy(const char *s, size_t len, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        const char *p = s + i;
+        size_t rest = len - i, skip = 0;
+        if (rest >= 16 && strncmp(p, "at_cuda_detail::", 16) == 0)
+            skip = 16;
+        else if (rest >= 5 && strncmp(p, "__4::", 5) == 0)
+            skip = 5;
+        else if (rest > 8 && (strncmp(p, "THRUST_", 7) == 0 || strncmp(p, "_V_", 3) == 0) &&
+                 i >= 8 && strncmp(p - 8, "thrust::", 8) == 0) {
+            const char *e = memchr(p, ':', rest);
+            if (e && (size_t)(e - s) + 1 < len && e[1] == ':')
+                skip = (size_t)(e - p) + 2;
+        }
+        if (skip) {
+            i += skip;
+            continue;
+        }
+        if (o + 1 >= outlen)
+            return 0;
+        out[o++] = s[i++];
+    }
+    out[o] = 0;
+    return 1;
+}
+
+int tfl_kname_targ_unversioned(const tfl_kname *k, int i, char *out, size_t outlen)
+{
+    return stored(i, k->ntargs) &&
+           tfl_kname_unversioned_copy(k->targ[i], k->targ_len[i], out, outlen);
+}
+
+int tfl_kname_accessor_rank(const tfl_kname *k, int i, int index_bits)
+{
+    static const char pre[] = "GenericPackedTensorAccessor<";
+    const char *index = index_bits == 32 ? "int" : index_bits == 64 ? "long" : NULL;
+    if (!index || !tfl_kname_param_starts(k, i, pre))
+        return 0;
+    const char *a[8];
+    size_t al[8];
+    int n = tfl_pt_template_args(k->param[i] + sizeof pre - 2, a, al, 8);
+    char buf[8];
+    if (n != 6 || al[3] == 0 || al[3] >= sizeof buf || !eq(a[5], al[5], index))
+        return 0;
+    memcpy(buf, a[3], al[3]);
+    buf[al[3]] = '\0';
+    char *end;
+    long r = strtol(buf, &end, 10);
+    return (*end == '\0' || !strcmp(end, "ul")) && r >= 1 && r <= 25 ? (int)r : 0;
 }

@@ -156,12 +156,7 @@ static int match(const char *m, void **cookie)
         return 0;
     if (c.k >= S_FWD)
         c.tdt = TFL_DT_I64;             /* spatial kernels: int64 targets */
-    lcookie *p = malloc(sizeof *p);
-    if (!p)
-        return 0;
-    *p = c;
-    *cookie = p;
-    return 1;
+    return tfl_kcookie_keep(&c, sizeof c, cookie);
 }
 
 static const char *op_name(void *cookie)

@@ -128,14 +128,7 @@ static int match(const char *m, void **cookie)
     memset(&nk, 0, sizeof nk);
     int ok = parse(&k, &nk);
     tfl_kname_free(&k);
-    if (!ok)
-        return 0;
-    norm_kernel *c = malloc(sizeof *c);
-    if (!c)
-        return 0;
-    *c = nk;
-    *cookie = c;
-    return 1;
+    return ok && tfl_kcookie_keep(&nk, sizeof nk, cookie);
 }
 
 static const char *op_name(void *cookie)

@@ -479,15 +479,12 @@ static int match_kname(const tfl_kname *k, rcookie *c)
 
 static int match(const char *mangled, void **cookie)
 {
-    static const char *filters[] = {
+    static const char *const filters[] = {
         "distribution_elementwise_grid_stride_kernel", "fused_dropout_kernel",
         "bernoulli_tensor_cuda_kernel", "masked_scale_kernel", "renormRowsL1",
         "sampleMultinomialWithReplacement", "rrelu_with_noise_cuda_kernel",
     };
-    size_t i = 0;
-    while (i < sizeof filters / sizeof filters[0] && !strstr(mangled, filters[i]))
-        i++;
-    if (i == sizeof filters / sizeof filters[0])
+    if (!tfl_kname_mentions(mangled, filters, sizeof filters / sizeof filters[0]))
         return 0;
     tfl_kname k;
     if (tfl_kname_parse(mangled, &k) != 0)
@@ -496,12 +493,7 @@ static int match(const char *mangled, void **cookie)
     memset(&c, 0, sizeof c);
     int ok = match_kname(&k, &c);
     tfl_kname_free(&k);
-    rcookie *keep = ok ? malloc(sizeof *keep) : NULL;
-    if (!keep)
-        return 0;
-    *keep = c;
-    *cookie = keep;
-    return 1;
+    return ok && tfl_kcookie_keep(&c, sizeof c, cookie);
 }
 
 /* ------------------------------------------------------------ layout */

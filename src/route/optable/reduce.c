@@ -94,18 +94,6 @@ static int targs_of(const char *s, size_t n, const char *name, int tail_ok, targ
     return t->n > 0 && t->n <= TARGS_MAX;
 }
 
-/* [s, s+n) is a decimal integer constant. */
-static int int_const(const char *s, size_t n)
-{
-    size_t i = n && s[0] == '-';
-    if (i == n)
-        return 0;
-    for (; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
 /* An element type the native reduce reads (complex is not). */
 static int elem(const char *s, size_t n, tfl_dtype *dt)
 {
@@ -261,23 +249,14 @@ static void place(tfl_reduce_kinfo *ki)
     ki->total = ki->ptrs_off + 64;
 }
 
-/* Template arguments other than `keep` must be integer constants: nt and
- * output_vec_size only shape the launch (threads per block, outputs per
- * thread); the ReduceOp says what is computed. */
-static int others_constant(const tfl_kname *k, int keep)
-{
-    long long v;
-    for (int i = 0; i < k->ntargs && i < TFL_KNAME_MAX; i++)
-        if (i != keep && !tfl_kname_targ_int(k, i, &v))
-            return 0;
-    return k->ntargs <= TFL_KNAME_MAX;
-}
-
 static int parse_kname(const tfl_kname *k, tfl_reduce_kinfo *ki)
 {
     int ro = tfl_kname_find_targ(k, 0, "ReduceOp<");
     targs r;
-    if (!tfl_kname_is(k, "reduce_kernel") || ro < 0 || !others_constant(k, ro) ||
+    /* the template arguments other than the ReduceOp must be constants: nt
+     * and output_vec_size only shape the launch (threads per block,
+     * outputs per thread); the ReduceOp says what is computed */
+    if (!tfl_kname_is(k, "reduce_kernel") || ro < 0 || !tfl_kname_others_constant(k, &ro, 1) ||
         !targs_of(k->targ[ro], k->targ_len[ro], "ReduceOp", 0, &r))
         return -1;
     /* <scalar_t, ops_t, index_t, out_scalar_t, vt0, input_vec_size>: vt0
@@ -286,7 +265,7 @@ static int parse_kname(const tfl_kname *k, tfl_reduce_kinfo *ki)
     if (r.n != 6 || !targ_elem(&r, 0, &ki->in) || !eq(r.a[2], r.len[2], "unsigned int") ||
         !targ_elem(&r, 3, &ki->out))
         return -1;
-    if (!int_const(r.a[4], r.len[4]) || !int_const(r.a[5], r.len[5]))
+    if (!tfl_kname_decimal(r.a[4], r.len[4]) || !tfl_kname_decimal(r.a[5], r.len[5]))
         return -1;
     if (parse_ops(r.a[1], r.len[1], ki))
         return -1;
@@ -325,15 +304,8 @@ typedef struct rcookie {
 
 static int match(const char *mangled, void **cookie)
 {
-    tfl_reduce_kinfo ki;
-    if (tfl_reduce_parse(mangled, &ki))
-        return 0;
-    rcookie *c = malloc(sizeof *c);
-    if (!c)
-        return 0;
-    c->ki = ki;
-    *cookie = c;
-    return 1;
+    rcookie c;
+    return tfl_reduce_parse(mangled, &c.ki) == 0 && tfl_kcookie_keep(&c, sizeof c, cookie);
 }
 
 static const char *op_name(void *cookie)

@@ -34,43 +34,12 @@
 #define MAXA 16
 #define NORM_MAX 1024
 
-/* Copy [s, s+len) without the namespaces that only version a library -
- * cub's at_cuda_detail::, thrust's THRUST_300001_..._NS:: (2.11) or
- * _V_300200_...:: (2.15), libcu++'s __4:: - so a pattern reads as the
- * source does in every release.  0 if it does not fit. */
-static int norm_copy(const char *s, size_t len, char *out, size_t outlen)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        const char *p = s + i;
-        size_t rest = len - i, skip = 0;
-        if (rest >= 16 && strncmp(p, "at_cuda_detail::", 16) == 0)
-            skip = 16;
-        else if (rest >= 5 && strncmp(p, "__4::", 5) == 0)
-            skip = 5;
-        else if (rest > 8 && (strncmp(p, "THRUST_", 7) == 0 || strncmp(p, "_V_", 3) == 0) &&
-                 i >= 8 && strncmp(p - 8, "thrust::", 8) == 0) {
-            const char *e = memchr(p, ':', rest);
-            if (e && (size_t)(e - s) + 1 < len && e[1] == ':')
-                skip = (size_t)(e - p) + 2;
-        }
-        if (skip) {
-            i += skip;
-            continue;
-        }
-        if (o + 1 >= outlen)
-            return 0;
-        out[o++] = s[i++];
-    }
-    out[o] = 0;
-    return 1;
-}
-
-/* Template argument i, normalised (norm_copy); 0 if absent or too long. */
+/* Template argument i without the namespaces that only version a library
+ * (tfl_kname_targ_unversioned), so a pattern reads as the source does in
+ * every release; 0 if absent or too long. */
 static int targ(const tfl_kname *k, int i, char *out)
 {
-    return i >= 0 && i < k->ntargs && i < TFL_KNAME_MAX &&
-           norm_copy(k->targ[i], k->targ_len[i], out, NORM_MAX);
+    return tfl_kname_targ_unversioned(k, i, out, NORM_MAX);
 }
 
 static int arg_is(const char *s, size_t len, const char *want)
@@ -182,17 +151,25 @@ static int targ_nonzero_iter(const tfl_kname *k, int i, tfl_dtype *dt)
     return targ(k, i, b) && parse_nonzero_iter(b, dt);
 }
 
+/* Template argument i (normalised into b) is the template `pre`, which
+ * ends with '<': its own arguments into st/ln (MAXA at most), pointing
+ * into b.  Their count, or -1 when it is another argument. */
+static int targ_split(const tfl_kname *k, int i, const char *pre, char *b, const char **st,
+                      size_t *ln)
+{
+    if (!targ(k, i, b) || strncmp(b, pre, strlen(pre)) != 0)
+        return -1;
+    return tfl_pt_template_args(b + strlen(pre) - 1, st, ln, MAXA);
+}
+
 /* thrust::counting_iterator<long, ...> whose other arguments are defaults
  * or 2.15's compile_time_value<1> step: the items base, base + 1, ... */
 static int targ_counting_long(const tfl_kname *k, int i)
 {
     char b[NORM_MAX];
-    static const char pre[] = "thrust::counting_iterator<";
-    if (!targ(k, i, b) || strncmp(b, pre, strlen(pre)) != 0)
-        return 0;
     const char *st[MAXA];
     size_t ln[MAXA];
-    int na = tfl_pt_template_args(b + strlen(pre) - 1, st, ln, MAXA);
+    int na = targ_split(k, i, "thrust::counting_iterator<", b, st, ln);
     if (na < 1 || na > 5 || !arg_is(st[0], ln[0], "long"))
         return 0;
     for (int a = 1; a < na; a++)
@@ -244,12 +221,9 @@ static int parse_aten(const tfl_kname *kn, scan_kernel *k)
 static int parse_tile_state(const tfl_kname *kn, int i, tfl_dtype *dt, int *wide)
 {
     char b[NORM_MAX];
-    static const char pre[] = "cub::ScanTileState<";
-    if (!targ(kn, i, b) || strncmp(b, pre, strlen(pre)) != 0)
-        return 0;
     const char *st[MAXA];
     size_t ln[MAXA];
-    if (tfl_pt_template_args(b + strlen(pre) - 1, st, ln, MAXA) != 2)
+    if (targ_split(kn, i, "cub::ScanTileState<", b, st, ln) != 2)
         return 0;
     if (!tfl_pt_type_name(st[0], ln[0], dt))
         return 0;
@@ -394,14 +368,7 @@ static int match(const char *m, void **cookie)
     scan_kernel k;
     int ok = tfl_scan_parse(&kn, &k);
     tfl_kname_free(&kn);
-    if (!ok)
-        return 0;
-    scan_kernel *c = malloc(sizeof *c);
-    if (!c)
-        return 0;
-    *c = k;
-    *cookie = c;
-    return 1;
+    return ok && tfl_kcookie_keep(&k, sizeof k, cookie);
 }
 
 /* The parameters scan_decode.c reads, by kernel kind (its comments give

@@ -33,14 +33,12 @@
  *   covers gridDim.y planes of gridDim.z batches.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mem/mem.h"
 #include "route/dispatch.h"
 #include "route/optable.h"
 #include "route/optable/kname.h"
-#include "route/optable/pt_abi.h"
 
 enum { SK_REFL1 = 1, SK_REFL2, SK_REFL3, SK_REPL1, SK_REPL2, SK_REPL3, SK_IM2COL, SK_COL2IM,
        SK_COL2IM_BATCHED, SK_TRIL, SK_TRIU };
@@ -78,26 +76,11 @@ static const struct {
  * pads, then int y_shift, z_shift. */
 static const char *const repl_sig[] = {"a3 a3 i x2", "a4 a4 i x3", "a5 a5 i x4"};
 
-/* The rank N of parameter i when it is a 64-bit-index packed accessor
- * (GenericPackedTensorAccessor<TensorAccessor<..>, IndexBoundsCheck<N, long>,
- * T, N, PtrTraits, long>, the PackedTensorAccessor64<T, N> the decoder
- * reads), else 0. */
+/* The rank N of parameter i when it is a PackedTensorAccessor64<T, N>, the
+ * accessor the decoder reads, else 0. */
 static int pta64_rank(const tfl_kname *k, int i)
 {
-    static const char pre[] = "GenericPackedTensorAccessor<";
-    if (!tfl_kname_param_starts(k, i, pre))
-        return 0;
-    const char *a[8];
-    size_t al[8];
-    int n = tfl_pt_template_args(k->param[i] + sizeof pre - 2, a, al, 8);
-    char buf[8];
-    if (n != 6 || al[3] == 0 || al[3] >= sizeof buf || al[5] != 4 || memcmp(a[5], "long", 4))
-        return 0;
-    memcpy(buf, a[3], al[3]);
-    buf[al[3]] = '\0';
-    char *end;
-    long r = strtol(buf, &end, 10);
-    return (*end == '\0' || !strcmp(end, "ul")) && r >= 1 && r <= 25 ? (int)r : 0;
+    return tfl_kname_accessor_rank(k, i, 64);
 }
 
 /* The cookie for a parsed name, or 0 when the kernel is not one of ours.

@@ -166,14 +166,7 @@ static int match(const char *m, void **cookie)
                            : (bwd ? "softmax_bwd" : "softmax_fwd");
     }
     tfl_kname_free(&k);
-    if (!found)
-        return 0;
-    scookie *p = malloc(sizeof *p);
-    if (!p)
-        return 0;
-    *p = c;
-    *cookie = p;
-    return 1;
+    return found && tfl_kcookie_keep(&c, sizeof c, cookie);
 }
 
 static const char *op_name(void *cookie)

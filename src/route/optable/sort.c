@@ -84,40 +84,9 @@ int sort_value_size(const char *s, size_t len, size_t *out)
     return 0;
 }
 
-/* Copy [s, s+len) without the library-versioning namespaces
- * (sort_internal.h); 0 if it does not fit. */
-static int norm_copy(const char *s, size_t len, char *out, size_t outlen)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        const char *p = s + i;
-        size_t rest = len - i, skip = 0;
-        if (rest >= 16 && strncmp(p, "at_cuda_detail::", 16) == 0)
-            skip = 16;
-        else if (rest >= 5 && strncmp(p, "__4::", 5) == 0)
-            skip = 5;
-        else if (rest > 8 && (strncmp(p, "THRUST_", 7) == 0 || strncmp(p, "_V_", 3) == 0) &&
-                 i >= 8 && strncmp(p - 8, "thrust::", 8) == 0) {
-            const char *e = memchr(p, ':', rest);
-            if (e && (size_t)(e - s) + 1 < len && e[1] == ':')
-                skip = (size_t)(e - p) + 2;
-        }
-        if (skip) {
-            i += skip;
-            continue;
-        }
-        if (o + 1 >= outlen)
-            return 0;
-        out[o++] = s[i++];
-    }
-    out[o] = 0;
-    return 1;
-}
-
 int sort_targ(const tfl_kname *kn, int i, char *out)
 {
-    return i >= 0 && i < kn->ntargs && i < TFL_KNAME_MAX &&
-           norm_copy(kn->targ[i], kn->targ_len[i], out, SORT_NORM_MAX);
+    return tfl_kname_targ_unversioned(kn, i, out, SORT_NORM_MAX);
 }
 
 int sort_targ_is(const tfl_kname *kn, int i, const char *want)
@@ -184,13 +153,13 @@ int sort_sig(sort_kernel *k, const char *fmt, ...)
 static int match(const char *m, void **cookie)
 {
     /* cheap filters before demangling */
-    if (!strstr(m, "SortKVInPlace") && !strstr(m, "radix_sort") &&
-        !strstr(m, "SortStable_cu") && !strstr(m, "randperm_handle_duplicate_keys") &&
-        !strstr(m, "_assert_async_cuda_kernel") && !strstr(m, "4scan") &&
-        !strstr(m, "13unique_by_key") && !strstr(m, "Embedding") && !strstr(m, "UniqueCub_cu") &&
-        !strstr(m, "6select23DeviceSelectSweepKernel") && !strstr(m, "3rle6encode") &&
-        !strstr(m, "14gatherKthValue") && !strstr(m, "12gatherMedian") && !strstr(m, "6sbtopk10gatherTopK") && !strstr(m, "6mbtopk") &&
-        !strstr(m, "11scan_by_key") && !strstr(m, "12compute_mode"))
+    static const char *const filters[] = {
+        "SortKVInPlace", "radix_sort", "SortStable_cu", "randperm_handle_duplicate_keys",
+        "_assert_async_cuda_kernel", "4scan", "13unique_by_key", "Embedding", "UniqueCub_cu",
+        "6select23DeviceSelectSweepKernel", "3rle6encode", "14gatherKthValue", "12gatherMedian",
+        "6sbtopk10gatherTopK", "6mbtopk", "11scan_by_key", "12compute_mode",
+    };
+    if (!tfl_kname_mentions(m, filters, sizeof filters / sizeof filters[0]))
         return 0;
     tfl_kname kn;
     if (tfl_kname_parse(m, &kn) != 0)
@@ -202,12 +171,7 @@ static int match(const char *m, void **cookie)
     tfl_kname_free(&kn);
     if (!ok || !k.sig[0])
         return 0;
-    sort_kernel *p = malloc(sizeof *p);
-    if (!p)
-        return 0;
-    *p = k;
-    *cookie = p;
-    return 1;
+    return tfl_kcookie_keep(&k, sizeof k, cookie);
 }
 
 /* The signature the matcher stated (k->sig; the decoder files' header

@@ -73,7 +73,8 @@ int sort_arg_is(const char *s, size_t len, const char *lit);
  * THRUST_300001_..._NS:: / _V_300200_...::, libcu++'s __4::), so the
  * matchers compare it as the source spells it in every release
  * ("cub::NullType", "cuda::std::plus<void>", "thrust::reverse_iterator<long
- * const*>").  0 if there is no such argument or it does not fit. */
+ * const*>"; tfl_kname_targ_unversioned).  0 if there is no such argument or
+ * it does not fit. */
 #define SORT_NORM_MAX 1024
 int sort_targ(const tfl_kname *kn, int i, char *out);
 int sort_targ_is(const tfl_kname *kn, int i, const char *want);

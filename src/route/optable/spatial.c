@@ -241,14 +241,7 @@ static int match(const char *m, void **cookie)
     spatial_kernel k;
     int ok = match_kname(&kn, &k);
     tfl_kname_free(&kn);
-    if (!ok)
-        return 0;
-    spatial_kernel *keep = malloc(sizeof *keep);
-    if (!keep)
-        return 0;
-    *keep = k;
-    *cookie = keep;
-    return 1;
+    return ok && tfl_kcookie_keep(&k, sizeof k, cookie);
 }
 
 /* The row's signature with index_t and the accumulate type filled in. */

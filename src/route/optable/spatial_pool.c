@@ -20,6 +20,19 @@ static int64_t iarg(const tfl_kcall *c, int i, int wide)
     return wide ? SARG(c, i, int64_t) : (int64_t)SARG(c, i, int32_t);
 }
 
+/* The sizes N, C, H, W, OH, OW - the last strlen(types) of them - from
+ * parameter i on, each read as its letter in `types` says: 'l' int64, 'i'
+ * int, 'x' index_t (wide). */
+static void sizes(const tfl_kcall *c, int i, const char *types, int wide, tfl_spatial_op *s)
+{
+    int64_t *dst[] = { &s->n, &s->c, &s->in_h, &s->in_w, &s->out_h, &s->out_w };
+    int n = (int)strlen(types), first = 6 - n;
+    for (int d = 0; d < n; d++)
+        *dst[first + d] = types[d] == 'l'   ? SARG(c, i + d, int64_t)
+                          : types[d] == 'i' ? (int64_t)SARG(c, i + d, int32_t)
+                                            : iarg(c, i + d, wide);
+}
+
 /* kernel, stride, pad (, dilation) ints from parameter i on. */
 static void window(const tfl_kcall *c, int i, int dilation, tfl_spatial_op *s)
 {
@@ -79,11 +92,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->kind = TFL_SPATIAL_MAXPOOL_FWD;
         count = iarg(c, 0, w);
         s->in = SARG(c, 1, void *);
-        s->c = SARG(c, 2, int64_t);
-        s->in_h = SARG(c, 3, int64_t);
-        s->in_w = SARG(c, 4, int64_t);
-        s->out_h = SARG(c, 5, int32_t);
-        s->out_w = SARG(c, 6, int32_t);
+        sizes(c, 2, "lllii", w, s);
         window(c, 7, 1, s);
         s->out = SARG(c, 15, void *);
         s->indices = SARG(c, 16, int64_t *);
@@ -97,12 +106,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
          *  s *out, int64 *mask); out and mask NHWC contiguous */
         s->kind = TFL_SPATIAL_MAXPOOL_FWD;
         s->in = SARG(c, 0, void *);
-        s->n = SARG(c, 1, int32_t);
-        s->c = iarg(c, 2, w);
-        s->in_h = iarg(c, 3, w);
-        s->in_w = iarg(c, 4, w);
-        s->out_h = iarg(c, 5, w);
-        s->out_w = iarg(c, 6, w);
+        sizes(c, 1, "ixxxxx", w, s);
         window(c, 7, 1, s);
         for (int d = 0; d < 4; d++)
             s->in_stride[d] = iarg(c, 15 + d, w);
@@ -116,12 +120,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->kind = TFL_SPATIAL_MAX_BWD;
         s->out = SARG(c, 0, void *);
         s->indices = SARG(c, 1, int64_t *);
-        s->n = iarg(c, 2, w);
-        s->c = iarg(c, 3, w);
-        s->in_h = iarg(c, 4, w);
-        s->in_w = iarg(c, 5, w);
-        s->out_h = iarg(c, 6, w);
-        s->out_w = iarg(c, 7, w);
+        sizes(c, 2, "xxxxxx", w, s);
         window(c, 8, 1, s);
         s->in = SARG(c, 16, void *);
         sp_nchw(s->in_stride, s->c, s->in_h, s->in_w);
@@ -135,12 +134,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->kind = TFL_SPATIAL_MAX_BWD;
         s->out = SARG(c, 0, void *);
         s->indices = SARG(c, 1, int64_t *);
-        s->n = SARG(c, 2, int32_t);
-        s->c = SARG(c, 3, int64_t);
-        s->in_h = SARG(c, 4, int64_t);
-        s->in_w = SARG(c, 5, int64_t);
-        s->out_h = SARG(c, 6, int32_t);
-        s->out_w = SARG(c, 7, int32_t);
+        sizes(c, 2, "illlii", w, s);
         window(c, 8, 1, s);
         s->out_stride[0] = s->out_h * s->out_w * s->c;
         s->out_stride[1] = SARG(c, 16, int32_t);
@@ -159,11 +153,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->kind = TFL_SPATIAL_AVGPOOL_FWD;
         count = SARG(c, 0, int32_t);
         s->in = SARG(c, 1, void *);
-        s->c = SARG(c, 2, int64_t);
-        s->in_h = SARG(c, 3, int64_t);
-        s->in_w = SARG(c, 4, int64_t);
-        s->out_h = nhwc ? SARG(c, 5, int32_t) : SARG(c, 5, int64_t);
-        s->out_w = SARG(c, 6, int32_t);
+        sizes(c, 2, nhwc ? "lllii" : "lllli", w, s);
         window(c, 7, 0, s);
         s->out = SARG(c, 13, void *);
         avg_tail(c, 14, 0, s);
@@ -185,11 +175,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->kind = TFL_SPATIAL_AVGPOOL_BWD;
         count = iarg(c, 0, w);
         s->out = SARG(c, 1, void *);
-        s->c = SARG(c, 2, int64_t);
-        s->in_h = SARG(c, 3, int64_t);
-        s->in_w = SARG(c, 4, int64_t);
-        s->out_h = nhwc ? SARG(c, 5, int32_t) : SARG(c, 5, int64_t);
-        s->out_w = nhwc ? SARG(c, 6, int32_t) : SARG(c, 6, int64_t);
+        sizes(c, 2, nhwc ? "lllii" : "lllll", w, s);
         window(c, 7, 0, s);
         s->in = SARG(c, 13, void *);
         avg_tail(c, 14, k->form == 1, s);
@@ -211,11 +197,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         s->kind = TFL_SPATIAL_AVGPOOL_BWD;
         count = iarg(c, 0, w);
         s->out = SARG(c, 1, void *);
-        s->c = SARG(c, 2, int64_t);
-        s->in_h = SARG(c, 3, int64_t);
-        s->in_w = SARG(c, 4, int64_t);
-        s->out_h = SARG(c, 5, int64_t);
-        s->out_w = SARG(c, 6, int64_t);
+        sizes(c, 2, "lllll", w, s);
         s->kernel_h = s->stride_h = SARG(c, 7, int32_t);
         s->kernel_w = s->stride_w = SARG(c, 8, int32_t);
         s->dilation_h = s->dilation_w = 1;
@@ -241,10 +223,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         if (mx)
             s->indices = SARG(c, 2, int64_t *);
         s->n = c->grid[0];
-        s->in_h = iarg(c, 2 + a, w);
-        s->in_w = iarg(c, 3 + a, w);
-        s->out_h = iarg(c, 4 + a, w);
-        s->out_w = iarg(c, 5 + a, w);
+        sizes(c, 2 + a, "xxxx", w, s);
         s->in_stride[0] = SARG(c, 6 + a, int64_t);
         s->in_stride[1] = 0;
         s->in_stride[2] = SARG(c, 7 + a, int64_t);
@@ -267,10 +246,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         if (mx)
             s->indices = SARG(c, 2, int64_t *);
         s->n = c->grid[0];
-        s->in_h = iarg(c, 2 + a, w);
-        s->in_w = iarg(c, 3 + a, w);
-        s->out_h = iarg(c, 4 + a, w);
-        s->out_w = iarg(c, 5 + a, w);
+        sizes(c, 2 + a, "xxxx", w, s);
         sp_nchw(s->in_stride, 1, s->in_h, s->in_w);
         sp_nchw(s->out_stride, 1, s->out_h, s->out_w);
         break;
@@ -287,12 +263,7 @@ tfl_status sp_decode_pool(const tfl_kcall *c, const spatial_kernel *k, tfl_spati
         /* param 0 is the op's `in` in both: the input, or its gradient */
         s->in = SARG(c, 0, void *);
         s->out = SARG(c, 1, void *);
-        s->n = SARG(c, 2, int32_t);
-        s->c = SARG(c, 3, int32_t);
-        s->in_h = SARG(c, 4, int32_t);
-        s->in_w = SARG(c, 5, int32_t);
-        s->out_h = SARG(c, 6, int32_t);
-        s->out_w = SARG(c, 7, int32_t);
+        sizes(c, 2, "iiiiii", w, s);
         int64_t *given = bwd ? s->out_stride : s->in_stride;
         for (int d = 0; d < 4; d++)
             given[d] = iarg(c, 10 + d, w);

@@ -12,7 +12,8 @@ kernels either way.
 
 Layouts: (N, C) and channels-last inputs use the channels-last kernels,
 contiguous (N, C, L...) ones the accessor kernels; group norm covers
-HxW == 1 (GroupNorm1d*), affine or not."""
+HxW == 1 (GroupNorm1d*), affine or not, and channels-last inputs (torch
+2.15's ChannelsLast kernels)."""
 import pytest
 import torch
 import torch.nn as nn
@@ -218,6 +219,43 @@ def test_group_norm(cuda, shape, groups, affine):
         out.append([y, xd.grad] + ([wd.grad] if use_w else []) + ([bd.grad] if use_b else []))
     for a, r in zip(*out):
         _close(a, r)
+
+
+# Channels-last inputs (channels_last / channels_last_3d).  Torch 2.15 has
+# kernels of its own for them - moments RowwiseMomentsChannelsLast[SmallD],
+# sums ComputeInternalGradientsChannelsLast[Fallback], dx
+# GroupNormBackwardChannelsLast; earlier releases normalise a contiguous
+# copy.  The comments say which 2.15 kernels each case takes (its launcher:
+# SmallD when D <= 2, G >= 4 and D * HxW >= 512; 16 channels per block
+# when C >= 16 and HxW >= 512, else the Fallback).
+GN_CL_CASES = [
+    ((2, 8, 4, 4), 4),       # generic moments (D * HxW < 512), Fallback sums
+    ((2, 16, 8, 8), 2),      # generic moments with 512-thread blocks
+    ((2, 8, 24, 24), 4),     # SmallD moments (D = 2), Fallback sums
+    ((2, 6, 16, 32), 6),     # SmallD, D = 1, G = 6: a partly used block of 4 groups
+    ((2, 24, 16, 32), 6),    # sums 16 channels per block, the last block half used
+    ((2, 8, 3, 4, 5), 4),    # 5-d
+]
+
+
+@pytest.mark.parametrize("shape,groups", GN_CL_CASES)
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_channels_last(cuda, shape, groups, affine):
+    x, w, b, _, _, dy = _inputs(shape, 9)
+    fmt = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+    x, dy = x.to(memory_format=fmt), dy.to(memory_format=fmt)
+    out = []
+    for dev in (cuda, torch.device("cpu")):
+        xd = x.to(dev).requires_grad_()
+        wd = w.to(dev).requires_grad_() if affine else None
+        bd = b.to(dev).requires_grad_() if affine else None
+        y = F.group_norm(xd, groups, wd, bd, eps=1e-5)
+        y.backward(dy.to(dev))
+        out.append([y, xd.grad] + ([wd.grad, bd.grad] if affine else []))
+    # (dgamma sums up to 2 * 576 products: float rounding of the order
+    # reaches 2e-5 on 2.11's contiguous kernels as on 2.15's)
+    for a, r in zip(*out):
+        _close(a, r, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("shape,groups", [((4, 6, 5, 5), 3), ((5, 6), 2)])
