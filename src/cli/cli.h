@@ -72,6 +72,7 @@ int cli_torch_libdir(const char *python, char *out, size_t len);
 
 /* JSON output helpers (json.c). */
 void json_str(FILE *f, const char *s);   /* "..." escaped, or null */
+void json_words(FILE *f, const char *words);  /* space-separated -> ["a", "b"] */
 
 /* Subcommands. */
 int cmd_detect(int argc, char **argv);

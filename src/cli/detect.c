@@ -265,18 +265,10 @@ static void print_json(const row *rows, int n, const cli_cpu *cpu,
     }
     fputs("\n  ],\n  \"cpu\": {\"model\": ", f);
     json_str(f, cpu->model);
-    fprintf(f, ", \"cores\": %d, \"memory_bytes\": %llu, \"simd\": [", cpu->cores,
+    fprintf(f, ", \"cores\": %d, \"memory_bytes\": %llu, \"simd\": ", cpu->cores,
             (unsigned long long)cpu->memory);
-    char simd[256];
-    snprintf(simd, sizeof simd, "%s", cpu->simd);
-    save = NULL;
-    first = 1;
-    for (char *s = strtok_r(simd, " ", &save); s; s = strtok_r(NULL, " ", &save)) {
-        fputs(first ? "" : ", ", f);
-        json_str(f, s);
-        first = 0;
-    }
-    fputs("],\n          \"blas\": {\"config\": ", f);
+    json_words(f, cpu->simd);
+    fputs(",\n          \"blas\": {\"config\": ", f);
     json_str(f, cpu->blas_config);
     fputs(", \"version\": ", f);
     json_str(f, cpu->blas_version);
@@ -287,18 +279,10 @@ static void print_json(const row *rows, int n, const cli_cpu *cpu,
     json_str(f, torch.cuda[0] ? torch.cuda : NULL);
     fputs(", \"libdir\": ", f);
     json_str(f, torch.version[0] ? torch.libdir : NULL);
-    fprintf(f, ", \"validated\": %s, \"validated_releases\": [",
+    fprintf(f, ", \"validated\": %s, \"validated_releases\": ",
             torch.version[0] && tfl_torch_validated(torch.version) ? "true" : "false");
-    char rel[256];
-    snprintf(rel, sizeof rel, "%s", tfl_torch_validated_list());
-    save = NULL;
-    first = 1;
-    for (char *s = strtok_r(rel, " ", &save); s; s = strtok_r(NULL, " ", &save)) {
-        fputs(first ? "" : ", ", f);
-        json_str(f, s);
-        first = 0;
-    }
-    fputs("]}\n}\n", f);
+    json_words(f, tfl_torch_validated_list());
+    fputs("}\n}\n", f);
 }
 
 int cmd_detect(int argc, char **argv)

@@ -1,6 +1,8 @@
 /* json.c - the little JSON writing `torchfl detect --json` needs. */
 #include "cli/cli.h"
 
+#include <string.h>
+
 void json_str(FILE *f, const char *s)
 {
     if (!s) {
@@ -23,6 +25,21 @@ void json_str(FILE *f, const char *s)
         }
     }
     fputc('"', f);
+}
+
+void json_words(FILE *f, const char *words)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", words ? words : "");
+    char *save = NULL;
+    int first = 1;
+    fputc('[', f);
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        fputs(first ? "" : ", ", f);
+        json_str(f, w);
+        first = 0;
+    }
+    fputc(']', f);
 }
 
 void cli_bytes(uint64_t n, char *buf, size_t len)
