@@ -234,6 +234,60 @@ typedef struct tfl_op {
     } u;
 } tfl_op;
 
+/* ------------------------------------------------------ collectives */
+
+/* One rank of a communicator, as the backend's collective engine keeps
+ * it (the host backend: a Gloo context).  torchfl owns the NCCL side:
+ * unique ids, bootstrap, groups, argument checks, errors. */
+typedef struct tfl_comm_s *tfl_comm;
+
+/* The rendezvous torchfl lends the engine while a communicator is made: a
+ * key-value store every rank of the group reaches (NCCL's bootstrap,
+ * served by the rank that made the unique id).  get() blocks until the key
+ * is set, or timeout_ms passes (TFL_ERR_NOT_READY). */
+typedef struct tfl_coll_store {
+    void *ctx;
+    const char *local_addr;   /* numeric IP this rank's engine listens on
+                               * (chosen from NCCL_SOCKET_IFNAME or the
+                               * route to the bootstrap root)               */
+    tfl_status (*set)(void *ctx, const char *key, const void *val, size_t len);
+    tfl_status (*get)(void *ctx, const char *key, void *buf, size_t cap, size_t *len,
+                      int64_t timeout_ms);
+} tfl_coll_store;
+
+typedef enum tfl_coll_kind {
+    TFL_COLL_ALLREDUCE = 0,   /* recv[i] = op over ranks of send[i], count   */
+    TFL_COLL_BROADCAST,       /* root's send -> every recv, count            */
+    TFL_COLL_REDUCE,          /* op over ranks of send -> root's recv, count */
+    TFL_COLL_ALLGATHER,       /* rank r's send (count) -> recv + r * count   */
+    TFL_COLL_REDUCE_SCATTER,  /* op over ranks of send + r * count -> rank r's
+                               * recv (count)                                */
+    TFL_COLL_ALLTOALL,        /* send + p * count -> peer p's recv + r * count */
+    TFL_COLL_SEND,            /* send (count) -> peer                        */
+    TFL_COLL_RECV,            /* peer's send -> recv (count)                 */
+    TFL_COLL_BARRIER,
+    TFL_COLL_KIND_COUNT
+} tfl_coll_kind;
+
+typedef enum tfl_coll_redop {
+    TFL_CRED_SUM = 0, TFL_CRED_PROD, TFL_CRED_MAX, TFL_CRED_MIN,
+    TFL_CRED_AVG,             /* sum / nranks (integers: truncated)          */
+    TFL_CRED_PREMUL_SUM,      /* sum of (premul * x): NCCL's PreMulSum       */
+    TFL_CRED_COUNT
+} tfl_coll_redop;
+
+typedef struct tfl_coll_op {
+    tfl_coll_kind kind;
+    const void *send;         /* device pointers; send == recv: in place     */
+    void *recv;
+    size_t count;             /* elements, as in the comments above          */
+    tfl_dtype dtype;          /* F32 F64 F16 BF16 I8 U8 I32 I64              */
+    int is_unsigned;          /* I32/I64 hold uint32/uint64 (max/min differ) */
+    tfl_coll_redop op;
+    double premul;            /* PREMUL_SUM: the scalar, read by torchfl     */
+    int peer;                 /* BROADCAST/REDUCE: root; SEND/RECV: peer     */
+} tfl_coll_op;
+
 /* --------------------------------------------------- services to plugins */
 
 /* What torchfl lends a backend: logging and config lookups. */
@@ -278,8 +332,24 @@ typedef struct tfl_backend {
     int (*op_supported)(const tfl_op *op);
     tfl_status (*op_run)(const tfl_op *op, tfl_stream s);
 
-    /* Collectives (all_reduce, ...) arrive with the NCCL issue. */
-    void *reserved[16];
+    /* Collectives (NCCL).  A backend without them (NULL) has its
+     * operands staged through host memory and run by the host backend's
+     * engine.  comm_create blocks until all nranks ranks have joined
+     * through the store (or timeout_ms); err gets one line on failure.
+     * coll_run runs n ops of one NCCL group on this rank, ordered on
+     * stream s: grouped sends and receives must not deadlock whatever
+     * order the ranks list them in.  A peer that fails makes the call fail
+     * (TFL_ERR_DEVICE) within the communicator's timeout.  comm_abort may
+     * be called from another thread while coll_run blocks and makes it
+     * return.  Added in ABI 1 without a version bump: these slots were
+     * reserved (NULL) before. */
+    tfl_status (*comm_create)(int dev, int nranks, int rank, const tfl_coll_store *store,
+                              int64_t timeout_ms, tfl_comm *out, char *err, size_t errlen);
+    tfl_status (*comm_destroy)(tfl_comm c);
+    tfl_status (*comm_abort)(tfl_comm c);
+    tfl_status (*coll_run)(tfl_comm c, const tfl_coll_op *ops, int n, tfl_stream s,
+                           char *err, size_t errlen);
+    void *reserved[12];
 } tfl_backend;
 
 typedef const tfl_backend *(*tfl_backend_entry_fn)(uint32_t torchfl_abi);
