@@ -308,6 +308,17 @@ static int set_devcount(tfl_config *c, const char *v, char *why, size_t wl)
 static void fmt_devcount(const tfl_config *c, char *b, size_t l)
 { snprintf(b, l, "%d", c->device_count); }
 
+static int set_nccl_timeout(tfl_config *c, const char *v, char *why, size_t wl)
+{
+    if (parse_int(v, 1, 86400 * 7, &c->nccl_timeout_s) != 0) {
+        snprintf(why, wl, "NCCL timeout \"%s\" is not a number of seconds in 1..604800", v);
+        return -1;
+    }
+    return 0;
+}
+static void fmt_nccl_timeout(const tfl_config *c, char *b, size_t l)
+{ snprintf(b, l, "%d", c->nccl_timeout_s); }
+
 static int set_threads(tfl_config *c, const char *v, char *why, size_t wl)
 {
     if (parse_int(v, 0, 4096, &c->exec_threads) != 0) {
@@ -350,7 +361,8 @@ static const key_def keys[] = {
     { "stats.path",               "TORCHFL_STATS",            set_stats,        fmt_stats },
     { "plugin.path",              "TORCHFL_PLUGIN_PATH",      set_plugin,       fmt_plugin },
     { "device.compute_capability", NULL,                      set_cc,           fmt_cc },
-    { "device.count",             NULL,                       set_devcount,     fmt_devcount },
+    { "device.count",             "TORCHFL_DEVICE_COUNT",     set_devcount,     fmt_devcount },
+    { "nccl.timeout",             "TORCHFL_NCCL_TIMEOUT",     set_nccl_timeout, fmt_nccl_timeout },
     { "host.threads",             NULL,                       set_threads,      fmt_threads },
     { "host.blas_threads",        NULL,                       set_blas,         fmt_blas },
 };
@@ -394,6 +406,7 @@ void tfl_config_defaults(tfl_config *cfg)
     cfg->cc_major = 8;
     cfg->cc_minor = 0;
     cfg->device_count = 1;
+    cfg->nccl_timeout_s = 600;
     cfg->exec_threads = 0;
     cfg->blas_threads = 0;
     strcpy(cfg->source, "defaults");

@@ -29,7 +29,9 @@ typedef struct tfl_config {
     char stats_path[1024];      /* TORCHFL_STATS; "" = off                 */
     char plugin_path[2048];     /* TORCHFL_PLUGIN_PATH, ':' separated      */
     int cc_major, cc_minor;     /* device.compute_capability               */
-    int device_count;           /* device.count (host backend)             */
+    int device_count;           /* device.count, TORCHFL_DEVICE_COUNT (host) */
+    int nccl_timeout_s;         /* nccl.timeout, TORCHFL_NCCL_TIMEOUT: how
+                                 * long a collective waits for its peers   */
     int exec_threads;           /* host.threads; 0 = CPU count             */
     int blas_threads;           /* host.blas_threads; 0 = CPU count        */
     char source[1024];          /* the file that was read, or "defaults"   */

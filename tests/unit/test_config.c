@@ -58,6 +58,7 @@ static const char *env_vars[] = {
     "FL_BACKEND", "TORCH_FL_FALLBACK_MODE", "TORCH_FL_FALLBACK_DEVICE",
     "TORCH_FL_OP_BLACKLIST", "TORCH_FL_MEM_POOL_SIZE", "TORCH_FL_STREAM_NUM",
     "TORCHFL_LOG", "TORCHFL_STATS", "TORCHFL_PLUGIN_PATH", "TORCHFL_CONFIG",
+    "TORCHFL_DEVICE_COUNT", "TORCHFL_NCCL_TIMEOUT",
 };
 
 static void clear_env(void)
@@ -138,7 +139,9 @@ static void test_every_key(void)
         "count = 3\n"
         "[host]\n"
         "threads = 5\n"
-        "blas_threads = 2\n");
+        "blas_threads = 2\n"
+        "[nccl]\n"
+        "timeout = 90\n");
     tfl_config c;
     tfl_config_defaults(&c);
     msgs ms = { 0 };
@@ -158,6 +161,7 @@ static void test_every_key(void)
     CHECK(c.cc_major == 9 && c.cc_minor == 0, "cc");
     CHECK(c.device_count == 3, "device.count");
     CHECK(c.exec_threads == 5 && c.blas_threads == 2, "threads");
+    CHECK(c.nccl_timeout_s == 90, "nccl.timeout");
     CHECK(strcmp(c.source, path) == 0, "source %s", c.source);
 
     /* canonical text of every key */
@@ -168,7 +172,7 @@ static void test_every_key(void)
         { "log.level", "debug" }, { "stats.path", "/tmp/a#b.json" },
         { "plugin.path", "/p1:/p2 # not a comment" },
         { "device.compute_capability", "9.0" }, { "device.count", "3" },
-        { "host.threads", "5" }, { "host.blas_threads", "2" },
+        { "host.threads", "5" }, { "host.blas_threads", "2" }, { "nccl.timeout", "90" },
     };
     size_t nfmt = sizeof fmt / sizeof fmt[0];
     for (size_t i = 0; i < nfmt; i++) {
@@ -289,6 +293,8 @@ static void test_env(void)
     setenv("TORCHFL_LOG", "2", 1);
     setenv("TORCHFL_STATS", "/tmp/s.json", 1);
     setenv("TORCHFL_PLUGIN_PATH", "/x:/y", 1);
+    setenv("TORCHFL_DEVICE_COUNT", "4", 1);
+    setenv("TORCHFL_NCCL_TIMEOUT", "30", 1);
     char err[600] = "x";
     CHECK(tfl_config_apply_env(&c, err, sizeof err) == 0 && err[0] == '\0',
           "env: %s", err);
@@ -297,7 +303,8 @@ static void test_env(void)
           strcmp(c.op_blacklist, "gemm,softmax") == 0 &&
           c.mem_pool_size == 512ull << 20 && c.stream_num == 9 &&
           c.log_level == TFL_LOG_INFO && strcmp(c.stats_path, "/tmp/s.json") == 0 &&
-          strcmp(c.plugin_path, "/x:/y") == 0, "env overrides");
+          strcmp(c.plugin_path, "/x:/y") == 0 && c.device_count == 4 &&
+          c.nccl_timeout_s == 30, "env overrides");
 
     /* bad values: reported with the variable name, ignored */
     setenv("TORCH_FL_STREAM_NUM", "many", 1);
