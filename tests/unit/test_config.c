@@ -109,7 +109,7 @@ static void check_defaults(const tfl_config *c, const char *what)
     CHECK(c->stats_path[0] == '\0' && c->plugin_path[0] == '\0', "%s: paths", what);
     CHECK(c->cc_major == 8 && c->cc_minor == 0, "%s: cc %d.%d", what,
           c->cc_major, c->cc_minor);
-    CHECK(c->device_count == 1, "%s: device count", what);
+    CHECK(c->device_count == 1 && c->nccl_timeout_s == 600, "%s: device count, nccl timeout", what);
     CHECK(c->exec_threads == 0 && c->blas_threads == 0, "%s: threads", what);
 }
 
@@ -451,7 +451,7 @@ static void test_shipped_file(void)
     }
     fclose(in);
     fclose(o);
-    CHECK(uncommented == 13, "%d keys documented in the shipped file", uncommented);
+    CHECK(uncommented == 14, "%d keys documented in the shipped file", uncommented);
     tfl_config_defaults(&c);
     ms.n = 0;
     CHECK(tfl_config_parse_file_ex(out, &c, collect, &ms) == 0, "uncommented: %s",
