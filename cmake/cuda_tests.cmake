@@ -15,6 +15,7 @@
 # A line "// tfl-expect-fail" marks a program that must exit non-zero.
 # A line "// tfl-libs: -lcublas ..." adds link flags (libraries the program
 # links against; their entry points are served by the preload).
+# A line "// tfl-env: VAR=value ..." adds environment variables to the run.
 set(TFL_NVCC_FLAGS -O2 -cudart shared -Wno-deprecated-gpu-targets
     -I${CMAKE_SOURCE_DIR}/tests/cuda)
 set(TFL_VARIANT_sass   -arch=sm_80)
@@ -24,20 +25,23 @@ set(TFL_VARIANT_lz4    -arch=sm_80 -Xfatbin -compress-all -Xfatbin -compress-mod
 set(TFL_VARIANT_nocomp -arch=sm_80 -Xfatbin -compress=false)
 set(TFL_VARIANT_sassonly -gencode arch=compute_80,code=sm_80)
 
+# tfl_directive(src key default out): the words after "// <key>:" in src, as
+# a list in out, or default when the line is absent.
+function(tfl_directive src key default out)
+  file(STRINGS ${src} line REGEX "${key}:")
+  set(words ${default})
+  if(line)
+    string(REGEX REPLACE ".*${key}:[ ]*" "" line "${line}")
+    string(REPLACE " " ";" words "${line}")
+  endif()
+  set(${out} "${words}" PARENT_SCOPE)
+endfunction()
+
 function(tfl_add_cuda_program src)
   get_filename_component(name ${src} NAME_WE)
-  file(STRINGS ${src} vline REGEX "tfl-variants:")
-  set(variants sass)
-  if(vline)
-    string(REGEX REPLACE ".*tfl-variants:[ ]*" "" vline "${vline}")
-    string(REPLACE " " ";" variants "${vline}")
-  endif()
-  file(STRINGS ${src} lline REGEX "tfl-libs:")
-  set(libs "")
-  if(lline)
-    string(REGEX REPLACE ".*tfl-libs:[ ]*" "" lline "${lline}")
-    string(REPLACE " " ";" libs "${lline}")
-  endif()
+  tfl_directive(${src} tfl-variants sass variants)
+  tfl_directive(${src} tfl-libs "" libs)
+  tfl_directive(${src} tfl-env "" extra_env)
   list(LENGTH variants nvar)
   foreach(v ${variants})
     if(nvar GREATER 1)
@@ -53,7 +57,7 @@ function(tfl_add_cuda_program src)
     add_custom_target(cuda_${tname} ALL DEPENDS ${out})
     add_test(NAME cuda.${tname} COMMAND ${out})
     set_tests_properties(cuda.${tname} PROPERTIES
-      ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:torchfl>;TORCHFL_CONFIG=/dev/null"
+      ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:torchfl>;TORCHFL_CONFIG=/dev/null;${extra_env}"
       TIMEOUT 300)
   endforeach()
 endfunction()

@@ -2,8 +2,9 @@
 # setup.sh - install what building and testing torchfl needs, when missing.
 #
 #   Debian packages: compilers and libraries the build links (libelf, uthash,
-#     OpenBLAS, zstd, lz4), cmake, pkg-config, and an OpenCL ICD (PoCL) so
-#     `torchfl detect` can probe OpenCL.
+#     OpenBLAS, zstd, lz4, Gloo for the host backend's collectives), cmake,
+#     pkg-config, and an OpenCL ICD (PoCL) so `torchfl detect` can probe
+#     OpenCL.
 #   ~/.cache/torchfl/cuda12: the CUDA 12 runtime headers (CUDA 12 ABI).
 #   ~/.cache/torchfl/venv-torch-2.11.0: PyTorch for the PyTorch tests
 #     (scripts/setup_venv.sh), when that script is present.
@@ -12,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake pkg-config libelf-dev uthash-dev libopenblas-dev
-      libzstd-dev liblz4-dev libcjson-dev gfortran python3 python3-venv unzip ocl-icd-libopencl1
+      libzstd-dev liblz4-dev libcjson-dev libgloo-dev gfortran python3 python3-venv unzip ocl-icd-libopencl1
       pocl-opencl-icd clang"
 missing=""
 for p in $PKGS; do

@@ -26,4 +26,11 @@
 #define TFL_CUDNN_MINOR 26
 #define TFL_CUDNN_PATCH 0
 
+/* ncclGetVersion: the NCCL the loaded wheel was built against (the
+ * nvidia-nccl-cu13 it pins): torch 2.11 -> 2.28.9, 2.12 and 2.13 -> 2.29.7,
+ * 2.14 and 2.15 -> 2.30.7 (and later, until a newer one is validated). */
+#define TFL_NCCL_VERSION_2_11 22809
+#define TFL_NCCL_VERSION_2_12 22907
+#define TFL_NCCL_VERSION_2_14 23007
+
 #endif

@@ -50,7 +50,7 @@ int main(void)
     for (int i = 0; i < 3; i++) {     /* three calls, one log line each */
         CHECK_EQ(cuGraphicsUnregisterResource(NULL), CUDA_ERROR_NOT_SUPPORTED);
         CHECK_EQ(cudnnSetCallback(0, NULL, NULL), CUDNN_STATUS_NOT_SUPPORTED);
-        CHECK_EQ(ncclCommWindowDeregister(NULL, NULL), ncclInvalidUsage);
+        CHECK_EQ(ncclCommRevoke(NULL, 0), ncclInvalidUsage);
         CHECK_EQ(nvmlDeviceSetPersistenceMode(NULL, 0), NVML_ERROR_NOT_SUPPORTED);
         CHECK_EQ(cublasXtDeviceSelect(NULL, 0, NULL), CUBLAS_STATUS_NOT_SUPPORTED);
     }
@@ -68,7 +68,7 @@ int main(void)
     unlink(path);
 
     const char *once[] = { "cuGraphicsUnregisterResource", "cudnnSetCallback",
-                           "ncclCommWindowDeregister", "nvmlDeviceSetPersistenceMode",
+                           "ncclCommRevoke", "nvmlDeviceSetPersistenceMode",
                            "cublasXtDeviceSelect", "cublasXerbla", "cublasIsamax" };
     for (size_t i = 0; i < sizeof once / sizeof *once; i++) {
         char line[256];

@@ -8,6 +8,7 @@
  */
 #include "backends/host/host_ops.h"
 #include "backends/host/host_info.h"
+#include "backends/host/coll_gloo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -216,4 +217,8 @@ const tfl_backend tfl_host_backend = {
     .stream_query = host_stream_noop,
     .op_supported = host_op_supported,
     .op_run = host_op_run,
+    .comm_create = hcoll_comm_create,
+    .comm_destroy = hcoll_comm_destroy,
+    .comm_abort = hcoll_comm_abort,
+    .coll_run = hcoll_coll_run,
 };
