@@ -28,6 +28,7 @@ static const tfl_kfamily *const families[] = {
     &tfl_kfamily_misc,
     &tfl_kfamily_distance,
     &tfl_kfamily_shape,
+    &tfl_kfamily_jagged,
 };
 
 int tfl_kcookie_keep(const void *c, size_t n, void **cookie)

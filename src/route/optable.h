@@ -134,5 +134,6 @@ extern const tfl_kfamily tfl_kfamily_conv;
 extern const tfl_kfamily tfl_kfamily_spatial;
 extern const tfl_kfamily tfl_kfamily_misc;
 extern const tfl_kfamily tfl_kfamily_shape;
+extern const tfl_kfamily tfl_kfamily_jagged;
 
 #endif

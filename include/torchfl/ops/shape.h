@@ -2,7 +2,8 @@
  * torchfl/ops/shape.h - the "shape" op of the backend ABI: data movement
  * that rearranges a tensor's elements by index arithmetic alone:
  * reflect / replicate padding, im2col / col2im, and their gradients;
- * tril / triu index lists.
+ * tril / triu index lists; the jagged byte copies FSDP's all-gather and
+ * reduce-scatter pack and unpack with (split_with_sizes_copy, _chunk_cat).
  *
  * Part of the contract in torchfl/backend.h (included from there); a
  * backend that implements TFL_OP_SHAPE reads this struct.
@@ -45,7 +46,41 @@ typedef enum tfl_shape_kind {
      * Coordinates are emitted until n are written. */
     TFL_SHAPE_TRIL_INDICES = 5,
     TFL_SHAPE_TRIU_INDICES = 6,
+    /* split_with_sizes_copy of a contiguous tensor (tfl_split_copy_geom):
+     * for each split s and chunk i < num_chunks,
+     *   copy chunk_bytes[s] bytes from src[s] + i * src_stride
+     *   to dst[s] + i * chunk_bytes[s].
+     * dtype is ignored (bytes).  The three arrays are device memory, read
+     * when the op runs (the program filled them earlier on the stream). */
+    TFL_SHAPE_SPLIT_COPY = 7,
+    /* _chunk_cat of contiguous tensors (tfl_chunk_cat_geom): for each
+     * slice z < leading, chunk y < num_chunks, tensor t < ntensor, with
+     * r = 2 when bf16_to_f32 (bf16 in, fp32 out; byte counts are of dst)
+     * else 1, w = pad[t] / r and n = clamp(actual[t] - y * w, 0, w):
+     *   from = srcs[t] + z * actual[t] + y * w
+     *   to   = dst + z * slice_size + y * chunk_size + start[t]
+     *   to[0 .. n/r elements) = from[...] (converted when r = 2), the
+     *   rest of to[0 .. pad[t] bytes) zero.
+     * The arrays are device memory, read when the op runs. */
+    TFL_SHAPE_CHUNK_CAT = 8,
 } tfl_shape_kind;
+
+typedef struct tfl_split_copy_geom {
+    int64_t nsplit, num_chunks, src_stride;  /* src_stride in bytes */
+    const void *dst_addrs;    /* device: nsplit pointers */
+    const void *src_addrs;    /* device: nsplit pointers */
+    const void *chunk_bytes;  /* device: nsplit int64 */
+} tfl_split_copy_geom;
+
+typedef struct tfl_chunk_cat_geom {
+    int64_t ntensor, num_chunks, leading, slice_size, chunk_size;  /* bytes */
+    int bf16_to_f32;
+    void *dst;
+    const void *srcs;         /* device: ntensor pointers */
+    const void *start;        /* device: ntensor int64, byte offset in a chunk */
+    const void *actual;       /* device: ntensor int64, bytes per slice */
+    const void *pad;          /* device: ntensor int64, dst bytes per chunk */
+} tfl_chunk_cat_geom;
 
 typedef struct tfl_triangle_geom {
     int64_t n, offset, first_row, cols, part;
@@ -74,6 +109,8 @@ typedef struct tfl_shape_op {
     void *y;                  /* padded tensor (forward: written) */
     tfl_im2col_geom im2col;   /* IM2COL, COL2IM */
     tfl_triangle_geom tri;    /* TRIL_INDICES, TRIU_INDICES (dtype I32/I64) */
+    tfl_split_copy_geom split;   /* SPLIT_COPY */
+    tfl_chunk_cat_geom ccat;     /* CHUNK_CAT */
 } tfl_shape_op;
 
 #endif

@@ -7,15 +7,19 @@
  *  - StoreAdapter: gloo::rendezvous::Store over the tfl_coll_store torchfl
  *    lends while a communicator is made (keys under "gloo/"), one deadline
  *    for the whole rendezvous.
- *  - GlooCtx: gloo::rendezvous::Context plus closeAll(), which closes
- *    every connection of the comm (gloo::Context::closeConnections): the
- *    peers' pending operations fail at once, and every later call on this
- *    comm fails.  Used by comm_abort and after any failure inside
- *    coll_run.  What it cannot do is wake an operation this rank already
- *    waits in: that needs tcp::Context::signalException, whose header
- *    Debian's libgloo-dev cannot compile (it includes a
- *    gloo/common/memory.h the package leaves out), so such a call ends at
- *    the comm's timeout (nccl.timeout) instead.
+ *  - GlooCtx: gloo::rendezvous::Context plus closeAll(), which fails
+ *    every operation this rank has pending on the comm (so a thread
+ *    blocked in a collective returns at once) and closes every connection
+ *    (the peers' pending operations fail at once; every later call on
+ *    this comm fails).  Used by comm_abort and after any failure inside
+ *    coll_run.  Waking this rank's own waiters is what the TCP
+ *    transport's Context::signalException does (a libgloo export), but its
+ *    header cannot be compiled from Debian's libgloo-dev (it includes a
+ *    gloo/common/memory.h the package leaves out), so closeAll finds the
+ *    function with dlsym and calls it on the transport context when that
+ *    context is TCP's (checked by its dynamic type).  Without it (another
+ *    Gloo build), a call already blocked ends at the comm's timeout
+ *    (nccl.timeout) instead.
  *  - Reduction functions per storage type x op (fp16/bf16 computed in
  *    float, rounded to nearest even; integers wrap).  AVG = SUM then a
  *    division by nranks on the result; PREMUL_SUM = SUM over a scaled
@@ -40,6 +44,7 @@
 
 #include "common/half.h"
 
+#include <dlfcn.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -57,6 +62,7 @@
 #include <new>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include <gloo/allgather.h>
@@ -194,16 +200,33 @@ class StoreAdapter : public gloo::rendezvous::Store {
 
 /* --------------------------------------------------------------- context */
 
+/* gloo::transport::tcp::Context::signalException(const std::string&), a
+ * non-virtual member: called as a function taking `this` first (the
+ * Itanium C++ ABI's calling convention for member functions). */
+using SignalFn = void (*)(void* self, const std::string& msg);
+
+static SignalFn tcpSignalException() {
+  static SignalFn fn = reinterpret_cast<SignalFn>(dlsym(
+      RTLD_DEFAULT,
+      "_ZN4gloo9transport3tcp7Context15signalExceptionERKNSt7__cxx1112basic_stringIcSt11char_"
+      "traitsIcESaIcEEE"));
+  return fn;
+}
+
 class GlooCtx : public gloo::rendezvous::Context {
  public:
   GlooCtx(int rank, int size) : gloo::rendezvous::Context(rank, size) {}
 
-  /* Close every connection (the peers' pending operations fail).
-   * Idempotent; safe from any thread while another uses the context
-   * (each pair closes under its own lock; the pair list does not change
-   * once connected).  msg is what later calls report (in CollComm). */
+  /* Fail this rank's pending operations with msg, then close every
+   * connection.  Idempotent; safe from any thread while another uses the
+   * context (each pair signals and closes under its own lock; the pair
+   * list does not change once connected). */
   void closeAll(const std::string& msg) {
-    (void)msg;
+    gloo::transport::Context* tc = transportContext_.get();
+    /* tcp::Context's first base is transport::Context: same address */
+    if (tc && tcpSignalException() &&
+        std::strcmp(typeid(*tc).name(), "N4gloo9transport3tcp7ContextE") == 0)
+      tcpSignalException()(tc, msg);
     closeConnections();
   }
 };

@@ -62,6 +62,8 @@ tfl_status host_misc(const tfl_misc_op *op);
 /* Reflect / replicate padding and its gradient (TFL_OP_SHAPE, ops_shape.c). */
 int host_shape_supported(const tfl_shape_op *op);
 tfl_status host_shape(const tfl_shape_op *op);
+/* split_with_sizes_copy / _chunk_cat byte copies (ops_jagged.c). */
+tfl_status host_jagged(const tfl_shape_op *op);
 /* Recurrent networks (TFL_OP_RNN): RNN / LSTM / GRU over OpenBLAS (ops_rnn.c). */
 int host_rnn_supported(const tfl_rnn_op *op);
 tfl_status host_rnn(const tfl_rnn_op *op);

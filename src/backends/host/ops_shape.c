@@ -41,6 +41,8 @@ int host_shape_supported(const tfl_shape_op *op)
         return op->dtype == TFL_DT_F32 || op->dtype == TFL_DT_F64;
     if (op->kind == TFL_SHAPE_TRIL_INDICES || op->kind == TFL_SHAPE_TRIU_INDICES)
         return op->dtype == TFL_DT_I32 || op->dtype == TFL_DT_I64;
+    if (op->kind == TFL_SHAPE_SPLIT_COPY || op->kind == TFL_SHAPE_CHUNK_CAT)
+        return 1;
     if (op->kind != TFL_SHAPE_PAD_REFLECT && op->kind != TFL_SHAPE_PAD_REPLICATE)
         return 0;
     if (op->backward && op->dtype != TFL_DT_F32 && op->dtype != TFL_DT_F64)
@@ -227,6 +229,8 @@ tfl_status host_shape(const tfl_shape_op *op)
         return host_triangle(op);
     if (op->kind == TFL_SHAPE_IM2COL || op->kind == TFL_SHAPE_COL2IM)
         return host_im2col(op);
+    if (op->kind == TFL_SHAPE_SPLIT_COPY || op->kind == TFL_SHAPE_CHUNK_CAT)
+        return host_jagged(op);
     const int64_t D = op->y_size[2], H = op->y_size[3], W = op->y_size[4];
     if (D <= 0 || H <= 0 || W <= 0 || op->nbatch <= 0 || op->nplane <= 0)
         return TFL_OK;
