@@ -972,6 +972,35 @@ static void expect_device(rk *k, const tfl_coll_op *ops, int n, double lo, doubl
         FAIL(k, "%s: message '%s'", what, err);
 }
 
+/* Every rank sends to the next in its own call, then receives from the
+ * previous one (PyTorch's isend / irecv outside a batch): the sends must
+ * complete in the background or every rank waits in its send.  The send
+ * buffer is overwritten right after the call (the caller owns it again). */
+static void body_ring(rk *k)
+{
+    enum { N = 300000 };   /* larger than any socket buffer */
+    int32_t *out = malloc(N * sizeof *out), *in = malloc(N * sizeof *in);
+    for (int i = 0; i < N; i++)
+        out[i] = k->rank * 1000003 + i;
+    char err[512] = "";
+    tfl_coll_op s = p2p(TFL_COLL_SEND, (k->rank + 1) % k->w->n, out, N);
+    tfl_coll_op r = p2p(TFL_COLL_RECV, (k->rank + k->w->n - 1) % k->w->n, in, N);
+    tfl_status st = hcoll_coll_run(k->comm, &s, 1, NULL, err, sizeof err);
+    memset(out, 0xff, N * sizeof *out);
+    if (st == TFL_OK)
+        st = hcoll_coll_run(k->comm, &r, 1, NULL, err, sizeof err);
+    if (st != TFL_OK)
+        FAIL(k, "ring of sends then receives: status %d (%s)", st, err);
+    const int prev = (k->rank + k->w->n - 1) % k->w->n;
+    for (int i = 0; i < N && st == TFL_OK; i++)
+        if (in[i] != prev * 1000003 + i) {
+            FAIL(k, "ring: element %d is %d, want %d", i, in[i], prev * 1000003 + i);
+            break;
+        }
+    free(out);
+    free(in);
+}
+
 /* A peer that never calls: the others fail at the timeout (0.6 s), then
  * the comm refuses every call at once; the silent rank's next call fails
  * at once too (its peers closed their connections). */
@@ -1048,6 +1077,20 @@ static void body_mismatch(rk *k)
     tfl_coll_op o = mismatch_mode
         ? p2p(k->rank ? TFL_COLL_RECV : TFL_COLL_SEND, 1 - k->rank, bigbuf[k->rank], 10 + 10 * (size_t)k->rank)
         : ar_op(bigbuf[k->rank], 10 + 10 * (size_t)k->rank);
+    if (mismatch_mode && k->rank == 0) {
+        /* a send completes in the background: the call returns at once,
+         * the failure shows in the next call once the receiver gave up */
+        char err[512] = "";
+        tfl_status st = hcoll_coll_run(k->comm, &o, 1, NULL, err, sizeof err);
+        if (st != TFL_OK)
+            FAIL(k, "buffered send: status %d (%s)", st, err);
+        sleep_ms(1500);
+        tfl_coll_op b;
+        memset(&b, 0, sizeof b);
+        b.kind = TFL_COLL_BARRIER;
+        expect_device(k, &b, 1, 0.0, 0.2, "call after the unmatched send failed", "failed earlier");
+        return;
+    }
     expect_device(k, &o, 1, 0.4, 3.0, mismatch_mode ? "send/receive sizes differ" : "allreduce counts differ", NULL);
 }
 
@@ -1097,6 +1140,12 @@ int main(void)
         f = run_world(n, 10000, body_all);
         printf("%d rank(s): collectives and point-to-point: %s (%.2fs)\n", n, f ? "FAIL" : "ok",
                now_s() - t);
+        fails += f;
+    }
+
+    for (int n = 2; n <= 3; n++) {
+        f = run_world(n, 10000, body_ring);
+        printf("%d ranks: send to the next, then receive from the previous: %s\n", n, f ? "FAIL" : "ok");
         fails += f;
     }
 

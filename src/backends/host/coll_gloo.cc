@@ -55,6 +55,10 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -462,6 +466,12 @@ uint64_t p2pSlot(uint32_t seq, size_t nbytes) {
 
 /* ------------------------------------------------------------------ comm */
 
+/* A send in flight: the unbound buffer over a copy of the caller's data. */
+struct Outgoing {
+  std::unique_ptr<gloo::transport::UnboundBuffer> buf;
+  std::unique_ptr<char[]> data;
+};
+
 struct tfl_comm_s {
   int rank = 0;
   int nranks = 1;
@@ -473,16 +483,88 @@ struct tfl_comm_s {
   std::vector<uint32_t> sendSeq;       /* per peer: sends to it            */
   std::vector<uint32_t> recvSeq;       /* per peer: receives from it       */
   std::atomic<bool> aborted{false};
-  bool failed = false;
-  std::string why;                     /* the first failure                */
+  std::atomic<bool> failed{false};
+  std::mutex whyMu;
+  std::string why;                     /* the first failure (whyMu)        */
+
+  /* Sends to other ranks complete in the background (coll_gloo.h): the
+   * reaper thread waits for each in turn and frees its copy. */
+  std::mutex outMu;
+  std::condition_variable outCv;
+  std::deque<Outgoing> outbox;         /* outMu; only the reaper pops      */
+  bool closing = false;                /* outMu: drain, then stop          */
+  std::thread reaper;
+
+  void fail(const std::string& msg) {
+    std::lock_guard<std::mutex> g(whyMu);
+    if (!failed.load())
+      why = msg;
+    failed.store(true);
+  }
+  std::string failure() {
+    std::lock_guard<std::mutex> g(whyMu);
+    return why;
+  }
+
+  /* Wait for every send in flight (each bounded by the timeout; at once
+   * after an abort or a failure), then stop the reaper. */
+  void drain() {
+    {
+      std::lock_guard<std::mutex> g(outMu);
+      closing = true;
+    }
+    outCv.notify_all();
+    if (reaper.joinable())
+      reaper.join();
+  }
 
   ~tfl_comm_s() {
+    drain();
     /* Pairs refer to the device: context first. */
     gctx.reset();
     ctx.reset();
     dev.reset();
   }
 };
+
+static void reap(tfl_comm_s* c) {
+  std::unique_lock<std::mutex> lk(c->outMu);
+  for (;;) {
+    c->outCv.wait(lk, [c] { return c->closing || !c->outbox.empty(); });
+    if (c->outbox.empty())
+      return;
+    /* deque: the front stays put while the caller pushes at the back */
+    Outgoing& o = c->outbox.front();
+    lk.unlock();
+    std::string msg;
+    try {
+      if (!o.buf->waitSend(c->timeout))
+        msg = "send aborted";
+    } catch (const std::exception& e) {
+      msg = e.what();
+    }
+    lk.lock();
+    c->outbox.pop_front();
+    if (!msg.empty())
+      c->fail(oneLine(msg));
+  }
+}
+
+/* Post a send of n bytes at p to peer on slot, from a copy of the data. */
+static void postSend(tfl_comm_s* c, const void* p, size_t n, int peer, uint64_t slot) {
+  Outgoing o;
+  o.data.reset(new char[n]);
+  memcpy(o.data.get(), p, n);
+  o.buf = c->gctx->createUnboundBuffer(o.data.get(), n);
+  o.buf->send(peer, slot, 0, n);
+  {
+    std::lock_guard<std::mutex> g(c->outMu);
+    c->outbox.push_back(std::move(o));
+    if (!c->reaper.joinable())   /* inherits the caller's blocked SIGPIPE */
+      c->reaper = std::thread(reap, c);
+  }
+  c->outCv.notify_one();
+}
 
 namespace {
 
@@ -505,9 +587,7 @@ class Run {
       }
       const size_t nbytes = o.count * elemSize(o.dtype);
       if (o.kind == TFL_COLL_SEND) {
-        auto buf = c_->gctx->createUnboundBuffer(const_cast<void*>(o.send), nbytes);
-        buf->send(o.peer, p2pSlot(c_->sendSeq[o.peer]++, nbytes), 0, nbytes);
-        sends_.push_back(std::move(buf));
+        postSend(c_, o.send, nbytes, o.peer, p2pSlot(c_->sendSeq[o.peer]++, nbytes));
       } else {
         auto buf = c_->gctx->createUnboundBuffer(o.recv, nbytes);
         buf->recv(o.peer, p2pSlot(c_->recvSeq[o.peer]++, nbytes), 0, nbytes);
@@ -522,10 +602,7 @@ class Run {
       if (!isP2P(ops[i].kind))
         collective(ops[i]);
 
-    /* 3. wait for the point-to-point operations */
-    for (auto& b : sends_)
-      if (!b->waitSend(c_->timeout))
-        throw gloo::IoException("send aborted");
+    /* 3. wait for the receives (sends complete in the background) */
     for (auto& b : recvs_)
       if (!b->waitRecv(c_->timeout))
         throw gloo::IoException("receive aborted");
@@ -533,7 +610,7 @@ class Run {
 
  private:
   tfl_comm_s* c_;
-  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> sends_, recvs_;
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> recvs_;
 
   template <typename Opts> void common(Opts& o, uint32_t tag) {
     o.setTag(tag);
@@ -840,8 +917,8 @@ extern "C" tfl_status hcoll_coll_run(tfl_comm c, const tfl_coll_op* ops, int n, 
   const std::string who = "gloo: rank " + std::to_string(c->rank) + " of " + std::to_string(c->nranks) + ": ";
   if (c->aborted.load())
     return say(err, errlen, TFL_ERR_DEVICE, who + "communicator aborted");
-  if (c->failed)
-    return say(err, errlen, TFL_ERR_DEVICE, who + "communicator failed earlier: " + c->why);
+  if (c->failed.load())
+    return say(err, errlen, TFL_ERR_DEVICE, who + "communicator failed earlier: " + c->failure());
   std::string bad;
   try {
     bad = validate(c, ops, n);
@@ -888,8 +965,7 @@ extern "C" tfl_status hcoll_coll_run(tfl_comm c, const tfl_coll_op* ops, int n, 
     msg = "communicator aborted";
   }
   msg = oneLine(msg);
-  c->failed = true;
-  c->why = msg;
+  c->fail(msg);
   try {
     c->ctx->closeAll("torchfl: rank " + std::to_string(c->rank) + " failed: " + msg);
   } catch (...) {
