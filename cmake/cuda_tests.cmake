@@ -15,7 +15,8 @@
 # A line "// tfl-expect-fail" marks a program that must exit non-zero.
 # A line "// tfl-libs: -lcublas ..." adds link flags (libraries the program
 # links against; their entry points are served by the preload).
-# A line "// tfl-env: VAR=value ..." adds environment variables to the run.
+# A line "// tfl-env: VAR=value ..." adds environment variables to the run
+# (@BUILD@ in a value stands for the build directory).
 set(TFL_NVCC_FLAGS -O2 -cudart shared -Wno-deprecated-gpu-targets
     -I${CMAKE_SOURCE_DIR}/tests/cuda)
 set(TFL_VARIANT_sass   -arch=sm_80)
@@ -42,6 +43,7 @@ function(tfl_add_cuda_program src)
   tfl_directive(${src} tfl-variants sass variants)
   tfl_directive(${src} tfl-libs "" libs)
   tfl_directive(${src} tfl-env "" extra_env)
+  string(REPLACE "@BUILD@" "${CMAKE_BINARY_DIR}" extra_env "${extra_env}")
   list(LENGTH variants nvar)
   foreach(v ${variants})
     if(nvar GREATER 1)

@@ -31,6 +31,8 @@ struct tfl_rt_comm {
     struct tfl_rt_comm *next;         /* registry (validity checks)      */
     int dev, rank, nranks;
     const tfl_backend *engine;        /* whose collective slots run it   */
+    const tfl_backend *stage;         /* device backend whose memory is
+                                         staged through the host; or NULL */
     tfl_comm bc;
     tfl_boot_id boot;
     char path[200];                   /* key path at the bootstrap server */
@@ -105,24 +107,34 @@ static int64_t timeout_ms(void)
     return (int64_t)tfl_config_get()->nccl_timeout_s * 1000;
 }
 
-/* The engine for the active backend; NULL with err when none can serve. */
-static const tfl_backend *engine_for(int dev, char *err, size_t errlen)
+/* The engine for the active backend: its own collective slots, else the
+ * host's, reading the operands directly when the backend's memory is host
+ * memory and through host copies (*stage = the backend) when it is not.
+ * NULL with err when none can serve. */
+static const tfl_backend *engine_for(int dev, const tfl_backend **stage, char *err,
+                                     size_t errlen)
 {
     const tfl_backend *b = tfl_rt_backend();
+    *stage = NULL;
     if (!b) {
         snprintf(err, errlen, "no backend is initialised");
         return NULL;
     }
     if (b->coll_run && b->comm_create)
         return b;
-    if (b->host_addressable && b->host_addressable(dev) && tfl_host_backend.coll_run &&
-        tfl_host_backend.comm_create)
-        return &tfl_host_backend;
-    /* staging a device backend's operands through host memory arrives
-     * with the first backend whose memory is not host memory */
-    snprintf(err, errlen, "backend %s has no collective engine and its memory is not "
-             "host memory", b->name);
-    return NULL;
+    if (!tfl_host_backend.coll_run || !tfl_host_backend.comm_create) {
+        snprintf(err, errlen, "no collective engine (backend %s has none)", b->name);
+        return NULL;
+    }
+    if (!(b->host_addressable && b->host_addressable(dev))) {
+        if (!b->memcpy) {
+            snprintf(err, errlen, "backend %s has no collective engine and no memcpy to stage "
+                     "through the host", b->name);
+            return NULL;
+        }
+        *stage = b;
+    }
+    return &tfl_host_backend;
 }
 
 /* Servers started for NCCL_COMM_ID, one per port in this process. */
@@ -263,6 +275,8 @@ static tfl_status run_ops(tfl_rt_comm *c, const tfl_coll_op *ops, int n, char *e
     }
     atomic_fetch_add(&c->inflight, 1);
     tfl_status st = atomic_load(&c->aborted) ? TFL_ERR_DEVICE
+                  : c->stage ? tfl_coll_stage_run(c->stage, c->engine, c->bc, c->nranks, c->rank,
+                                                  ops, n, err, errlen)
                   : c->engine->coll_run(c->bc, ops, n, NULL, err, errlen);
     atomic_fetch_sub(&c->inflight, 1);
     if (st != TFL_OK && st != TFL_ERR_INVALID)
@@ -376,12 +390,14 @@ tfl_status tfl_coll_comm_init(const unsigned char *id, int nranks, int rank, int
         snprintf(err, errlen, "the unique id was not made by ncclGetUniqueId");
         return TFL_ERR_INVALID;
     }
-    const tfl_backend *engine = engine_for(dev, err, errlen);
+    const tfl_backend *stage;
+    const tfl_backend *engine = engine_for(dev, &stage, err, errlen);
     if (!engine)
         return TFL_ERR_UNSUPPORTED;
     tfl_rt_comm *c = comm_new(dev, rank, nranks, &b, "", engine);
     if (!c)
         return TFL_ERR_NOMEM;
+    c->stage = stage;
     if (group_depth > 0) {
         c->pending_init = 1;
         if (enqueue(c, P_INIT, NULL) != TFL_OK) {
@@ -479,6 +495,7 @@ static tfl_status regroup(tfl_rt_comm *p, int color, int key, const int *exclude
     tfl_rt_comm *c = comm_new(p->dev, rank, n, &p->boot, path, p->engine);
     if (!c)
         return TFL_ERR_NOMEM;
+    c->stage = p->stage;
     st = join(c, err, errlen);
     if (st != TFL_OK) {
         comm_free(c);

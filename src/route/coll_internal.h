@@ -56,6 +56,13 @@ tfl_status tfl_boot_get(tfl_boot_client *c, const char *key, void *buf, size_t c
 /* The client as the tfl_coll_store an engine sees. */
 tfl_coll_store tfl_boot_store(tfl_boot_client *c);
 
+/* Run ops for a comm of engine `engine` whose operands are device memory
+ * of backend `dev`, which the host cannot read: through host copies
+ * (coll_stage.c). */
+tfl_status tfl_coll_stage_run(const tfl_backend *dev, const tfl_backend *engine, tfl_comm bc,
+                              int nranks, int rank, const tfl_coll_op *ops, int n, char *err,
+                              size_t errlen);
+
 /* NCCL_DEBUG=INFO|WARN|TRACE: "host:pid:tid [dev] NCCL INFO ..." lines. */
 enum { TFL_NCCL_LOG_WARN = 1, TFL_NCCL_LOG_INFO = 2, TFL_NCCL_LOG_TRACE = 3 };
 void tfl_nccl_log(int level, int dev, const char *fmt, ...)

@@ -9,7 +9,12 @@
  *                          before memcpy (struct_size says so); the entries
  *                          past it hold poison that must never be read;
  *   libtorchfl-fakeabi.so  FAKE_ABI=2: built for a newer ABI, to be refused;
- *   libtorchfl-noentry.so  FAKE_NO_ENTRY: no entry symbol at all.
+ *   libtorchfl-noentry.so  FAKE_NO_ENTRY: no entry symbol at all;
+ *   libtorchfl-fakedev.so  FAKE_OPAQUE: device memory the host cannot
+ *                          touch - addresses in PROT_NONE reservations, the
+ *                          bytes in a shadow buffer reached only through
+ *                          memcpy / memset - so a stray host access faults
+ *                          (cuda.nccl_staged runs NCCL on it).
  * It never links against torchfl: everything comes through the table and
  * the tfl_host_api handed to init, as for a real vendor plugin.
  */
@@ -68,6 +73,83 @@ static tfl_status fake_device_info(int dev, tfl_device_info *out)
     return TFL_OK;
 }
 
+#ifdef FAKE_OPAQUE
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* Segments: device address range -> shadow bytes. */
+static struct seg { char *base, *shadow; size_t size; } segs[256];
+static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static tfl_status fake_mem_alloc(int dev, size_t size, void **ptr)
+{
+    (void)dev;
+    size = size ? size : 1;
+    void *base = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *shadow = calloc(1, size);
+    if (base == MAP_FAILED || !shadow) {
+        if (base != MAP_FAILED)
+            munmap(base, size);
+        free(shadow);
+        return TFL_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&seg_lock);
+    size_t i = 0;
+    while (i < 256 && segs[i].base)
+        i++;
+    if (i < 256)
+        segs[i] = (struct seg){ base, shadow, size };
+    pthread_mutex_unlock(&seg_lock);
+    if (i == 256) {
+        munmap(base, size);
+        free(shadow);
+        return TFL_ERR_NOMEM;
+    }
+    *ptr = base;
+    return TFL_OK;
+}
+
+static tfl_status fake_mem_free(int dev, void *ptr, size_t size)
+{
+    (void)dev; (void)size;
+    pthread_mutex_lock(&seg_lock);
+    for (size_t i = 0; i < 256; i++)
+        if (segs[i].base == ptr) {
+            munmap(segs[i].base, segs[i].size);
+            free(segs[i].shadow);
+            segs[i] = (struct seg){ 0 };
+        }
+    pthread_mutex_unlock(&seg_lock);
+    return TFL_OK;
+}
+
+/* The shadow of [p, p + n) when it is device memory, else NULL. */
+static char *shadow_of(const void *p, size_t n)
+{
+    char *r = NULL;
+    pthread_mutex_lock(&seg_lock);
+    for (size_t i = 0; i < 256 && !r; i++) {
+        const uintptr_t b = (uintptr_t)segs[i].base, a = (uintptr_t)p;
+        if (segs[i].base && a >= b && a - b + n <= segs[i].size)
+            r = segs[i].shadow + (a - b);
+    }
+    pthread_mutex_unlock(&seg_lock);
+    return r;
+}
+
+static int fake_host_addressable(int dev) { (void)dev; return 0; }
+
+static tfl_status fake_memset(void *dst, int value, size_t n, tfl_stream s)
+{
+    (void)s;
+    char *d = shadow_of(dst, n);
+    if (!d)
+        return TFL_ERR_INVALID;
+    memset(d, value, n);
+    return TFL_OK;
+}
+#else
 static tfl_status fake_mem_alloc(int dev, size_t size, void **ptr)
 {
     (void)dev;
@@ -81,12 +163,24 @@ static tfl_status fake_mem_free(int dev, void *ptr, size_t size)
     free(ptr);
     return TFL_OK;
 }
+#endif
 
 #ifndef FAKE_OLD
 static tfl_status fake_memcpy(void *dst, const void *src, size_t n,
                               tfl_copy_dir dir, tfl_stream s)
 {
-    (void)dir; (void)s;
+    (void)s;
+#ifdef FAKE_OPAQUE
+    /* each side is translated when the direction says it is device memory */
+    if (dir == TFL_COPY_H2D || dir == TFL_COPY_D2D)
+        dst = shadow_of(dst, n);
+    if (dir == TFL_COPY_D2H || dir == TFL_COPY_D2D)
+        src = shadow_of(src, n);
+    if (!dst || !src)
+        return TFL_ERR_INVALID;
+#else
+    (void)dir;
+#endif
     memmove(dst, src, n);
     return TFL_OK;
 }
@@ -120,6 +214,10 @@ static tfl_backend g_table = {
 #else
     .memcpy = fake_memcpy,
     .op_supported = fake_op_supported,
+#endif
+#ifdef FAKE_OPAQUE
+    .memset = fake_memset,
+    .host_addressable = fake_host_addressable,
 #endif
 };
 
