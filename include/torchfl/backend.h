@@ -335,8 +335,9 @@ typedef struct tfl_backend {
     /* Collectives (NCCL).  A backend without them (NULL) has its
      * collectives run by the host backend's engine, the operands staged
      * through host memory with its memcpy when its memory is not host
-     * memory (src/route/coll_stage.c).  comm_create blocks until all nranks ranks have joined
-     * through the store (or timeout_ms); err gets one line on failure.
+     * memory (src/route/coll_stage.c).  comm_create blocks until all
+     * nranks ranks have joined through the store (or timeout_ms); err
+     * gets one line on failure.
      * coll_run runs n ops of one NCCL group on this rank, ordered on
      * stream s: grouped sends and receives must not deadlock whatever
      * order the ranks list them in.  A peer that fails makes the call fail
