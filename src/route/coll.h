@@ -74,4 +74,9 @@ tfl_status tfl_coll_group_start(void);
 tfl_status tfl_coll_group_end(char *err, size_t errlen);
 int tfl_coll_group_depth(void);
 
+/* NCCL_DEBUG=INFO|WARN|TRACE: "host:pid:tid [dev] NCCL INFO ..." lines. */
+enum { TFL_NCCL_LOG_WARN = 1, TFL_NCCL_LOG_INFO = 2, TFL_NCCL_LOG_TRACE = 3 };
+void tfl_nccl_log(int level, int dev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

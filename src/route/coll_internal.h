@@ -63,9 +63,4 @@ tfl_status tfl_coll_stage_run(const tfl_backend *dev, const tfl_backend *engine,
                               int nranks, int rank, const tfl_coll_op *ops, int n, char *err,
                               size_t errlen);
 
-/* NCCL_DEBUG=INFO|WARN|TRACE: "host:pid:tid [dev] NCCL INFO ..." lines. */
-enum { TFL_NCCL_LOG_WARN = 1, TFL_NCCL_LOG_INFO = 2, TFL_NCCL_LOG_TRACE = 3 };
-void tfl_nccl_log(int level, int dev, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 #endif

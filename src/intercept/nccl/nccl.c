@@ -24,7 +24,6 @@
 #include "common/log.h"
 #include "mem/mem.h"
 #include "route/coll.h"
-#include "route/coll_internal.h"
 #include "route/optable/pt_abi.h"
 #include "route/runtime.h"
 #include "route/torch_release.h"
