@@ -3,7 +3,8 @@
 // (as NCCL requires for that), every collective x data type x reduction
 // op, in place and out of place, against references computed here on the
 // host (exact for integers, double precision for floats); grouped send /
-// recv in a ring and as an all-to-all; split; bad arguments.
+// recv in a ring and as an all-to-all; gather and scatter; split; bad
+// arguments.
 // tfl-env: TORCHFL_DEVICE_COUNT=4
 // tfl-libs: -lnccl
 #include "check.h"
@@ -326,6 +327,43 @@ static void test_split(void)
     }
 }
 
+/* ncclGather to root 2 and ncclScatter from root 1, int32 */
+static void test_gather_scatter(void)
+{
+    enum { C = 777 };
+    int32_t *src[N], *dst[N], h[N * C];
+    for (int r = 0; r < N; r++) {
+        CHECK_OK(cudaSetDevice(r));
+        src[r] = (int32_t *)dalloc(N * C * sizeof(int32_t));
+        dst[r] = (int32_t *)dalloc(N * C * sizeof(int32_t));
+        for (int i = 0; i < N * C; i++)
+            h[i] = r * 100000 + i;
+        CHECK_OK(cudaMemcpy(src[r], h, sizeof h, cudaMemcpyHostToDevice));
+    }
+    NCHECK(ncclGroupStart(), ncclSuccess);
+    for (int r = 0; r < N; r++)
+        NCHECK(ncclGather(src[r], dst[r], C, ncclInt32, 2, comms[r], 0), ncclSuccess);
+    NCHECK(ncclGroupEnd(), ncclSuccess);
+    CHECK_OK(cudaMemcpy(h, dst[2], sizeof h, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < N * C && !bad; i++)
+        bad = h[i] != (i / C) * 100000 + i % C;      /* block r: rank r's first C */
+    CHECK(!bad);
+    NCHECK(ncclGroupStart(), ncclSuccess);
+    for (int r = 0; r < N; r++)
+        NCHECK(ncclScatter(src[r], dst[r], C, ncclInt32, 1, comms[r], 0), ncclSuccess);
+    NCHECK(ncclGroupEnd(), ncclSuccess);
+    for (int r = 0; r < N; r++) {
+        CHECK_OK(cudaMemcpy(h, dst[r], C * sizeof(int32_t), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < C && !bad; i++)
+            bad = h[i] != 100000 + r * C + i;            /* root 1's block r */
+        CHECK(!bad);
+        CHECK_OK(cudaFree(src[r]));
+        CHECK_OK(cudaFree(dst[r]));
+    }
+    NCHECK(ncclGather(src[0], dst[0], C, ncclInt32, N, comms[0], 0), ncclInvalidArgument);
+}
+
 static void test_bad_arguments(void)
 {
     float *d = (float *)dalloc(16 * sizeof(float));
@@ -377,6 +415,7 @@ int main(void)
             fprintf(stderr, "type %d failed\n", (int)types[t]);
     }
     test_split();
+    test_gather_scatter();
     test_bad_arguments();
     for (int r = 0; r < N; r++)
         NCHECK(ncclCommDestroy(comms[r]), ncclSuccess);

@@ -617,6 +617,49 @@ ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int
     return issue(comm, &o, datatype, ncclSum, 0, 0, count, stream, "ncclRecv");
 }
 
+/* ncclGather / ncclScatter (NCCL 2.28): one group of point-to-point
+ * calls, as NCCL itself builds them - the root receives (sends) block i
+ * from (to) rank i, itself included (a send to self meets its receive in
+ * the engine, which also covers NCCL's in-place forms). */
+static ncclResult_t rooted_p2p(int scatter, const void *sendbuff, void *recvbuff, size_t count,
+                               ncclDataType_t datatype, int root, ncclComm_t comm,
+                               cudaStream_t stream, const char *what)
+{
+    ncclResult_t r = check_comm(comm, what);
+    if (r != ncclSuccess)
+        return r;
+    const int n = tfl_coll_comm_count(COMM(comm)), me = tfl_coll_comm_rank(COMM(comm));
+    if (root < 0 || root >= n)
+        return failf(ncclInvalidArgument, "%s: root %d out of range for %d ranks", what, root, n);
+    size_t es = 0;
+    tfl_coll_op probe = { 0 };
+    if (dtype_of(datatype, &probe.dtype, &probe.is_unsigned))
+        es = tfl_dtype_size(probe.dtype);
+    if ((r = ncclGroupStart()) != ncclSuccess)
+        return r;
+    char *blocks = (char *)(scatter ? (void *)sendbuff : recvbuff);
+    for (int i = 0; me == root && i < n && r == ncclSuccess; i++)
+        r = scatter ? ncclSend(blocks + (size_t)i * count * es, count, datatype, i, comm, stream)
+                    : ncclRecv(blocks + (size_t)i * count * es, count, datatype, i, comm, stream);
+    if (r == ncclSuccess)   /* every rank's own block: to / from the root */
+        r = scatter ? ncclRecv(recvbuff, count, datatype, root, comm, stream)
+                    : ncclSend(sendbuff, count, datatype, root, comm, stream);
+    ncclResult_t end = ncclGroupEnd();
+    return r != ncclSuccess ? r : end;
+}
+
+ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
+                        ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return rooted_p2p(0, sendbuff, recvbuff, count, datatype, root, comm, stream, "ncclGather");
+}
+
+ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
+                         ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return rooted_p2p(1, sendbuff, recvbuff, count, datatype, root, comm, stream, "ncclScatter");
+}
+
 /* --------------------------------------------------------------- groups */
 
 ncclResult_t ncclGroupStart(void)
