@@ -171,6 +171,9 @@ static tfl_status join(tfl_rt_comm *c, char *err, size_t errlen)
     if (st != TFL_OK)
         return st;
     tfl_coll_store store = tfl_boot_store(&cl);
+    const char *ifname = getenv("NCCL_SOCKET_IFNAME");
+    tfl_nccl_log(TFL_NCCL_LOG_INFO, c->dev, "NET/Socket: rank %d listens on %s "
+                 "(NCCL_SOCKET_IFNAME=%s)", c->rank, store.local_addr, ifname ? ifname : "unset");
     st = c->engine->comm_create(c->dev, c->nranks, c->rank, &store, timeout_ms(), &c->bc, err,
                                 errlen);
     tfl_boot_close(&cl);

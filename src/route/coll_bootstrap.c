@@ -1,7 +1,8 @@
 /*
  * coll_bootstrap.c - NCCL's bootstrap: the unique id, the key-value store
  * server the ranks of a group meet at, its client, and which address to
- * advertise (NCCL_SOCKET_IFNAME).
+ * advertise (NCCL_SOCKET_IFNAME); NCCL_DEBUG lines (to stdout or
+ * NCCL_DEBUG_FILE, as NCCL writes them).
  *
  * The server is a thread in the process that made the unique id (or, with
  * NCCL_COMM_ID, in the communicator's rank 0 process): it accepts
@@ -80,10 +81,40 @@ static int debug_level(void)
     return level;
 }
 
+/* Where NCCL_DEBUG lines go: NCCL_DEBUG_FILE (%h: host name, %p: pid), as
+ * NCCL opens it, else stdout, NCCL's default.  Opened once. */
+static FILE *debug_out;
+static pthread_once_t debug_once = PTHREAD_ONCE_INIT;
+
+static void debug_open(void)
+{
+    const char *spec = getenv("NCCL_DEBUG_FILE");
+    char host[64] = "?", path[512];
+    size_t n = 0;
+    gethostname(host, sizeof host);
+    host[strcspn(host, ".")] = '\0';
+    for (const char *p = spec; p && *p && n + 80 < sizeof path; p++) {
+        if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p')) {
+            if (p[1] == 'h')
+                n += (size_t)snprintf(path + n, sizeof path - n, "%s", host);
+            else
+                n += (size_t)snprintf(path + n, sizeof path - n, "%d", (int)getpid());
+            p++;
+        } else {
+            path[n++] = *p;
+        }
+    }
+    path[n] = '\0';
+    debug_out = n ? fopen(path, "a") : NULL;
+    if (!debug_out)
+        debug_out = stdout;
+}
+
 void tfl_nccl_log(int level, int dev, const char *fmt, ...)
 {
     if (level > debug_level())
         return;
+    pthread_once(&debug_once, debug_open);
     char host[64] = "?", msg[768];
     gethostname(host, sizeof host);
     host[strcspn(host, ".")] = '\0';
@@ -92,10 +123,11 @@ void tfl_nccl_log(int level, int dev, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* NCCL's own form: "host:pid:tid [dev] NCCL INFO message" */
-    fprintf(stderr, "%s:%d:%ld [%d] NCCL %s %s\n", host, (int)getpid(), (long)syscall(SYS_gettid),
-            dev, level == TFL_NCCL_LOG_WARN ? "WARN" : level == TFL_NCCL_LOG_INFO ? "INFO"
-                                                                                  : "TRACE",
+    fprintf(debug_out, "%s:%d:%ld [%d] NCCL %s %s\n", host, (int)getpid(),
+            (long)syscall(SYS_gettid), dev,
+            level == TFL_NCCL_LOG_WARN ? "WARN" : level == TFL_NCCL_LOG_INFO ? "INFO" : "TRACE",
             msg);
+    fflush(debug_out);
 }
 
 /* ------------------------------------------------------- socket helpers */
