@@ -351,7 +351,13 @@ typedef struct tfl_backend {
     tfl_status (*comm_abort)(tfl_comm c);
     tfl_status (*coll_run)(tfl_comm c, const tfl_coll_op *ops, int n, tfl_stream s,
                            char *err, size_t errlen);
-    void *reserved[12];
+    /* A failure the engine met outside any call (a send it completes in
+     * the background, a peer that closed): TFL_OK, or the status the next
+     * coll_run would fail with and one line in err.  Polled by
+     * ncclCommGetAsyncError.  May be NULL (only failures coll_run returned
+     * are reported).  Added in ABI 1 in a reserved slot, like the above. */
+    tfl_status (*comm_error)(tfl_comm c, char *err, size_t errlen);
+    void *reserved[11];
 } tfl_backend;
 
 typedef const tfl_backend *(*tfl_backend_entry_fn)(uint32_t torchfl_abi);

@@ -94,6 +94,14 @@ static void fail(tfl_rt_comm *c, tfl_status st, const char *msg)
 tfl_status tfl_coll_comm_error(const tfl_rt_comm *c, char *msg, size_t len)
 {
     tfl_rt_comm *m = (tfl_rt_comm *)c;
+    /* a failure the engine met in the background becomes this comm's */
+    if (atomic_load(&m->error) == TFL_OK && m->bc && m->engine->comm_error &&
+        !atomic_load(&m->aborted)) {
+        char e[320] = "";
+        tfl_status st = m->engine->comm_error(m->bc, e, sizeof e);
+        if (st != TFL_OK)
+            fail(m, st, e[0] ? e : "the engine failed");
+    }
     pthread_mutex_lock(&m->lock);
     tfl_status st = (tfl_status)atomic_load(&m->error);
     if (msg && len)

@@ -1085,6 +1085,9 @@ static void body_mismatch(rk *k)
         if (st != TFL_OK)
             FAIL(k, "buffered send: status %d (%s)", st, err);
         sleep_ms(1500);
+        /* the failure is visible without a call (ncclCommGetAsyncError) */
+        if (hcoll_comm_error(k->comm, err, sizeof err) != TFL_ERR_DEVICE || !err[0])
+            FAIL(k, "comm_error after the unmatched send failed: '%s'", err);
         tfl_coll_op b;
         memset(&b, 0, sizeof b);
         b.kind = TFL_COLL_BARRIER;

@@ -221,4 +221,5 @@ const tfl_backend tfl_host_backend = {
     .comm_destroy = hcoll_comm_destroy,
     .comm_abort = hcoll_comm_abort,
     .coll_run = hcoll_coll_run,
+    .comm_error = hcoll_comm_error,
 };

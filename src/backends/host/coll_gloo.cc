@@ -495,6 +495,21 @@ struct tfl_comm_s {
   bool closing = false;                /* outMu: drain, then stop          */
   std::thread reaper;
 
+  /* Scratch reused from call to call (one thread at a time uses a comm):
+   * a fresh buffer per call costs a page fault per 4 KB, more than the
+   * copy itself for large messages.  Grows to the largest use; freed with
+   * the comm. */
+  std::unique_ptr<unsigned char[]> work;
+  size_t workCap = 0;
+  unsigned char* workspace(size_t n) {
+    if (n > workCap) {
+      work.reset();
+      work.reset(new unsigned char[n]);
+      workCap = n;
+    }
+    return work.get();
+  }
+
   void fail(const std::string& msg) {
     std::lock_guard<std::mutex> g(whyMu);
     if (!failed.load())
@@ -689,19 +704,30 @@ class Run {
        * old-style algorithm on bound buffers made per call: a buffer
        * freed when run() returns may still sit in the pair's transmit
        * queue, its byte count is an int, and slots come from a counter
-       * that overflows.  So: allreduce on a copy of the whole input and
-       * keep this rank's block - each rank moves 2(n-1)/n of the input
-       * instead of (n-1)/n, plus one n*count scratch copy. */
+       * that overflows.  So: Gloo's alltoall (pairwise exchange) brings
+       * block `me` of every rank's input here - (n-1)/n of the input moves
+       * per rank, as in a ring reduce-scatter - and the n blocks are
+       * reduced locally, in rank order, with the same reduction functions
+       * the allreduce uses. */
       const size_t total = bytes * nr;
-      auto tmp = scratch(total);
-      memcpy(tmp.get(), o.send, total);
-      allreduce(o, tmp.get(), o.count * nr, tag, /*avg=*/false);
-      memmove(o.recv, tmp.get() + me * bytes, bytes);
-      if (o.op == TFL_CRED_AVG)
-        withType(o.dtype, o.is_unsigned, [&](auto t) {
-          using S = typename decltype(t)::type;
+      unsigned char* tmp = c_->workspace(total);
+      gloo::AlltoallOptions opts(c_->gctx);
+      opts.setInput(static_cast<uint8_t*>(const_cast<void*>(o.send)), total);
+      opts.setOutput(tmp, total);
+      common(opts, tag);
+      gloo::alltoall(opts);
+      withType(o.dtype, o.is_unsigned, [&](auto t) {
+        using S = typename decltype(t)::type;
+        S* blocks = reinterpret_cast<S*>(tmp);
+        if (o.op == TFL_CRED_PREMUL_SUM)
+          premul(blocks, o.count * nr, o.premul);
+        const auto fn = reduceFunc<S>(redOf(o.op));
+        for (int r = 1; r < nr; r++)
+          fn(blocks, blocks, blocks + static_cast<size_t>(r) * o.count, o.count);
+        memmove(o.recv, blocks, bytes);
+        if (o.op == TFL_CRED_AVG)
           divide(static_cast<S*>(o.recv), o.count, nr);
-        });
+      });
       break;
     }
 
@@ -903,6 +929,21 @@ extern "C" tfl_status hcoll_comm_abort(tfl_comm c) {
     return TFL_ERR_INTERNAL;
   }
   return TFL_OK;
+}
+
+extern "C" tfl_status hcoll_comm_error(tfl_comm c, char* err, size_t errlen) {
+  if (err && errlen)
+    err[0] = '\0';
+  if (!c)
+    return TFL_ERR_INVALID;
+  if (!c->failed.load())
+    return TFL_OK;
+  try {
+    return say(err, errlen, TFL_ERR_DEVICE,
+               "gloo: rank " + std::to_string(c->rank) + ": " + c->failure());
+  } catch (...) {
+    return TFL_ERR_DEVICE;
+  }
 }
 
 extern "C" tfl_status hcoll_coll_run(tfl_comm c, const tfl_coll_op* ops, int n, tfl_stream s,

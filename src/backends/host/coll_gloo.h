@@ -14,11 +14,12 @@
  *   BROADCAST       gloo::broadcast (binomial tree)
  *   REDUCE          gloo::reduce (ring reduce-scatter, then to the root)
  *   ALLGATHER       gloo::allgather (ring)
- *   REDUCE_SCATTER  gloo::allreduce on a copy of the whole input, then
- *                   this rank's block: 2(n-1)/n of the input moves per
- *                   rank instead of (n-1)/n (Gloo 0.5's own reduce-scatter
- *                   is an old-style bound-buffer algorithm that does not
- *                   fit a per-call use; see coll_gloo.cc)
+ *   REDUCE_SCATTER  gloo::alltoall (pairwise) of the input, then the n
+ *                   blocks that arrive reduced locally: (n-1)/n of the
+ *                   input moves per rank, as in a ring reduce-scatter
+ *                   (Gloo 0.5's own reduce-scatter is an old-style
+ *                   bound-buffer algorithm that does not fit a per-call
+ *                   use; see coll_gloo.cc)
  *   ALLTOALL        gloo::alltoall (pairwise)
  *   SEND / RECV     unbound buffers: every send and receive of the call
  *                   is posted first and waited for last, so grouped
@@ -59,6 +60,9 @@ tfl_status hcoll_comm_create(int dev, int nranks, int rank, const tfl_coll_store
                              int64_t timeout_ms, tfl_comm *out, char *err, size_t errlen);
 tfl_status hcoll_comm_destroy(tfl_comm c);
 tfl_status hcoll_comm_abort(tfl_comm c);
+/* TFL_ERR_DEVICE and the first failure once the comm failed (a background
+ * send included), else TFL_OK. */
+tfl_status hcoll_comm_error(tfl_comm c, char *err, size_t errlen);
 tfl_status hcoll_coll_run(tfl_comm c, const tfl_coll_op *ops, int n, tfl_stream s, char *err,
                           size_t errlen);
 
