@@ -10,7 +10,8 @@
  * several comms (ranks) may run at once from several threads.
  *
  * Kinds and the Gloo algorithm each runs (per-comm tag counter):
- *   ALLREDUCE       gloo::allreduce (ring), in place on recv
+ *   ALLREDUCE       gloo::allreduce, in place on recv: bcube below
+ *                   256 KB, ring above
  *   BROADCAST       gloo::broadcast (binomial tree)
  *   REDUCE          gloo::reduce (ring reduce-scatter, then to the root)
  *   ALLGATHER       gloo::allgather (ring)
