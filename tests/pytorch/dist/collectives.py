@@ -8,6 +8,7 @@ inputs are a function of the rank, so each rank knows all of them).
 Prints "rank R ok: N checks" and exits 0, or raises on the first mismatch.
 """
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -106,7 +107,8 @@ def main():
         dist.all_reduce(t, group=evens)
         check("all_reduce on a subgroup", t, torch.full((4,), float((world + 1) // 2)))
     dist.barrier()
-    print(f"rank {rank} ok: {checks} checks", flush=True)
+    sys.stdout.write(f"rank {rank} ok: {checks} checks\n")   # one write per line
+    sys.stdout.flush()
     dist.destroy_process_group()
 
 
