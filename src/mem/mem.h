@@ -81,6 +81,12 @@ tfl_status tfl_mem_unregister(void *base, tfl_mem_kind kind);
 int tfl_mem_lookup(const void *p, tfl_alloc_info *out);
 /* 1 if [p, p+n) lies wholly inside one live allocation (n = 0: p inside). */
 int tfl_mem_check_range(const void *p, size_t n, tfl_alloc_info *out);
+/* Is [p, p+n) device memory an operand may touch?  n = 0: yes, whatever p
+ * (an empty operand is never read). */
+static inline int tfl_mem_range_ok(const void *p, size_t n)
+{
+    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
+}
 
 /* Device memory held outside the pool (the driver's cuMemCreate): charge
  * n bytes against the limit, trimming the cache if needed; TFL_ERR_NOMEM

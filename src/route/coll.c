@@ -566,6 +566,42 @@ tfl_status tfl_coll_comm_destroy(tfl_rt_comm *c)
     return TFL_OK;
 }
 
+/* What each kind reads and writes, in elements of count:
+ *   kind            send                   recv
+ *   ALLREDUCE       count                  count
+ *   BROADCAST       count (root only)      count
+ *   REDUCE          count                  count (root only)
+ *   ALLGATHER       count                  n * count
+ *   REDUCE_SCATTER  n * count              count
+ *   ALLTOALL        n * count              n * count
+ *   SEND / RECV     count / -              - / count
+ */
+enum { X_NONE, X_COUNT, X_ALL, X_ROOT };   /* -, count, n * count, count at the root */
+
+static const struct { unsigned char send, recv; } extents[TFL_COLL_KIND_COUNT] = {
+    [TFL_COLL_ALLREDUCE] = { X_COUNT, X_COUNT },    [TFL_COLL_BROADCAST] = { X_ROOT, X_COUNT },
+    [TFL_COLL_REDUCE] = { X_COUNT, X_ROOT },        [TFL_COLL_ALLGATHER] = { X_COUNT, X_ALL },
+    [TFL_COLL_REDUCE_SCATTER] = { X_ALL, X_COUNT }, [TFL_COLL_ALLTOALL] = { X_ALL, X_ALL },
+    [TFL_COLL_SEND] = { X_COUNT, X_NONE },          [TFL_COLL_RECV] = { X_NONE, X_COUNT },
+};
+
+static size_t extent_bytes(int how, const tfl_coll_op *o, int nranks, int rank)
+{
+    const size_t m = how == X_NONE || (how == X_ROOT && o->peer != rank) ? 0
+                   : how == X_ALL ? (size_t)nranks : 1;
+    size_t b;
+    return __builtin_mul_overflow(o->count, tfl_dtype_size(o->dtype), &b) ||
+                   __builtin_mul_overflow(b, m, &b) ? SIZE_MAX : b;
+}
+
+void tfl_coll_extents(const tfl_coll_op *o, int nranks, int rank, size_t *send_bytes,
+                      size_t *recv_bytes)
+{
+    const int known = (unsigned)o->kind < TFL_COLL_KIND_COUNT;
+    *send_bytes = extent_bytes(known ? extents[o->kind].send : X_NONE, o, nranks, rank);
+    *recv_bytes = extent_bytes(known ? extents[o->kind].recv : X_NONE, o, nranks, rank);
+}
+
 /* --------------------------------------------------------- collectives */
 
 tfl_status tfl_coll_run(tfl_rt_comm *c, const tfl_coll_op *op, tfl_rt_stream *s, char *err,

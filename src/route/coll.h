@@ -67,6 +67,12 @@ tfl_status tfl_coll_comm_error(const tfl_rt_comm *c, char *msg, size_t len);
 /* --------------------------------------------------------- collectives */
 
 /* Run op on c, ordered on stream s (or queue it in the open group). */
+/* The bytes op reads at send and writes at recv on rank `rank` of nranks
+ * (NCCL's semantics per kind; the table is in coll.c).  SIZE_MAX when the
+ * size does not fit.  What the entry points check and staging copies. */
+void tfl_coll_extents(const tfl_coll_op *o, int nranks, int rank, size_t *send_bytes,
+                      size_t *recv_bytes);
+
 tfl_status tfl_coll_run(tfl_rt_comm *c, const tfl_coll_op *op, tfl_rt_stream *s, char *err,
                         size_t errlen);
 tfl_status tfl_coll_group_start(void);

@@ -84,14 +84,16 @@ static int debug_level(void)
 /* Where NCCL_DEBUG lines go: NCCL_DEBUG_FILE (%h: host name, %p: pid), as
  * NCCL opens it, else stdout, NCCL's default.  Opened once. */
 static FILE *debug_out;
+static char debug_host[64] = "?";       /* short host name, NCCL's line prefix */
 static pthread_once_t debug_once = PTHREAD_ONCE_INIT;
 
 static void debug_open(void)
 {
     const char *spec = getenv("NCCL_DEBUG_FILE");
-    char host[64] = "?", path[512];
+    char *host = debug_host, path[512];
     size_t n = 0;
-    gethostname(host, sizeof host);
+    gethostname(host, sizeof debug_host);
+    host[sizeof debug_host - 1] = '\0';
     host[strcspn(host, ".")] = '\0';
     for (const char *p = spec; p && *p && n + 80 < sizeof path; p++) {
         if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p')) {
@@ -115,15 +117,13 @@ void tfl_nccl_log(int level, int dev, const char *fmt, ...)
     if (level > debug_level())
         return;
     pthread_once(&debug_once, debug_open);
-    char host[64] = "?", msg[768];
-    gethostname(host, sizeof host);
-    host[strcspn(host, ".")] = '\0';
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* NCCL's own form: "host:pid:tid [dev] NCCL INFO message" */
-    fprintf(debug_out, "%s:%d:%ld [%d] NCCL %s %s\n", host, (int)getpid(),
+    fprintf(debug_out, "%s:%d:%ld [%d] NCCL %s %s\n", debug_host, (int)getpid(),
             (long)syscall(SYS_gettid), dev,
             level == TFL_NCCL_LOG_WARN ? "WARN" : level == TFL_NCCL_LOG_INFO ? "INFO" : "TRACE",
             msg);

@@ -5,22 +5,15 @@
  *
  * Each op's device ranges are copied to host buffers with the device
  * backend's memcpy, the host engine runs the ops on those, and the
- * results are copied back.  What each kind reads and writes (NCCL's
- * semantics, backend.h's tfl_coll_kind):
- *   kind            send elements          recv elements
- *   ALLREDUCE       count                  count
- *   BROADCAST       count (root only)      count
- *   REDUCE          count                  count (root only)
- *   ALLGATHER       count                  n * count
- *   REDUCE_SCATTER  n * count              count
- *   ALLTOALL        n * count              n * count
- *   SEND / RECV     count / -              - / count
+ * results are copied back; what each op reads and writes is
+ * tfl_coll_extents (coll.c).
  * A send range inside the recv range (NCCL's in-place forms: same
  * pointer, or allgather's send = recv + rank * count) is read from the
  * staged recv buffer, which is then first filled from the device.  The
  * host engine's sends copy their data (coll_gloo.h), so the staged
  * buffers are freed when the call returns.
  */
+#include "route/coll.h"
 #include "route/coll_internal.h"
 
 #include <stdint.h>
@@ -31,26 +24,6 @@ typedef struct staged {
     void *recv_host, *send_host;   /* send_host: own buffer, or NULL    */
     size_t recv_bytes, send_bytes;
 } staged;
-
-static void extents(const tfl_coll_op *o, int nranks, int rank, size_t *sb, size_t *rb)
-{
-    const size_t es = tfl_dtype_size(o->dtype), n = (size_t)nranks, c = o->count * es;
-    const int root = o->peer == rank;
-    size_t s = 0, r = 0;
-    switch (o->kind) {
-    case TFL_COLL_ALLREDUCE:      s = c;     r = c;     break;
-    case TFL_COLL_BROADCAST:      s = root ? c : 0; r = c; break;
-    case TFL_COLL_REDUCE:         s = c;     r = root ? c : 0; break;
-    case TFL_COLL_ALLGATHER:      s = c;     r = n * c; break;
-    case TFL_COLL_REDUCE_SCATTER: s = n * c; r = c;     break;
-    case TFL_COLL_ALLTOALL:       s = n * c; r = n * c; break;
-    case TFL_COLL_SEND:           s = c;     break;
-    case TFL_COLL_RECV:           r = c;     break;
-    default: break;
-    }
-    *sb = o->send ? s : 0;
-    *rb = o->recv ? r : 0;
-}
 
 static int inside(const void *p, size_t n, const void *base, size_t len)
 {
@@ -78,7 +51,7 @@ tfl_status tfl_coll_stage_run(const tfl_backend *dev, const tfl_backend *engine,
         const tfl_coll_op *o = &ops[i];
         staged *s = &st[i];
         hops[i] = *o;
-        extents(o, nranks, rank, &s->send_bytes, &s->recv_bytes);
+        tfl_coll_extents(o, nranks, rank, &s->send_bytes, &s->recv_bytes);
         const int in_place = inside(o->send, s->send_bytes, o->recv, s->recv_bytes);
         if (s->recv_bytes) {
             s->recv_host = malloc(s->recv_bytes);

@@ -43,7 +43,7 @@ typedef struct tfl_kcall {
 /* Is [p, p+n) device memory a decoded operand may touch?  (n = 0: yes.) */
 static inline int tfl_kdev_ok(const void *p, size_t n)
 {
-    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
+    return tfl_mem_range_ok(p, n);
 }
 
 /* The parameters a decoder reads, in ordinal order: each one's size and

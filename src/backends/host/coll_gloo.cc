@@ -402,11 +402,6 @@ bool overlaps(const void* a, size_t na, const void* b, size_t nb) {
  * larger ones its ring. */
 constexpr size_t kBcubeBelow = 256 << 10;
 
-/* Uninitialised scratch bytes. */
-std::unique_ptr<unsigned char[]> scratch(size_t n) {
-  return std::unique_ptr<unsigned char[]>(new unsigned char[n ? n : 1]);
-}
-
 /* One line: newlines (Gloo's enforce messages have them) become "; ". */
 std::string oneLine(std::string s) {
   std::string out;
@@ -665,12 +660,7 @@ class Run {
     case TFL_COLL_REDUCE: {
       /* in place on recv at the root, on a copy elsewhere (NCCL's
        * non-root recvbuff is not used) */
-      std::unique_ptr<unsigned char[]> tmp;
-      void* buf = o.recv;
-      if (me != o.peer) {
-        tmp = scratch(bytes);
-        buf = tmp.get();
-      }
+      void* buf = me != o.peer ? c_->workspace(bytes) : o.recv;
       if (buf != o.send)
         memmove(buf, o.send, bytes);
       withType(o.dtype, o.is_unsigned, [&](auto t) {
@@ -737,12 +727,11 @@ class Run {
 
     case TFL_COLL_ALLTOALL: {
       const size_t total = bytes * nr;
-      std::unique_ptr<unsigned char[]> tmp;
       const void* in = o.send;
       if (overlaps(o.send, total, o.recv, total)) {
-        tmp = scratch(total);
-        memcpy(tmp.get(), o.send, total);
-        in = tmp.get();
+        unsigned char* tmp = c_->workspace(total);
+        memcpy(tmp, o.send, total);
+        in = tmp;
       }
       gloo::AlltoallOptions opts(c_->gctx);
       opts.setInput(static_cast<uint8_t*>(const_cast<void*>(in)), total);

@@ -5,9 +5,9 @@
  *
  * The decoder checked the metadata arrays and dst; the pointers and sizes
  * inside the arrays are the program's data, read only now (in stream
- * order), so every range they name is checked here before it is touched:
- * a bad entry fails the op with one line, it never reads or writes outside
- * device memory.
+ * order), so every range they name is checked here before it is touched,
+ * with overflow-checked arithmetic: a bad entry fails the op with one
+ * line, it never reads or writes outside device memory.
  */
 #include <string.h>
 
@@ -16,9 +16,19 @@
 #include "common/log.h"
 #include "mem/mem.h"
 
-static int dev_ok(const void *p, int64_t n)
+/* [p, p + (count - 1) * stride + len) is device memory; count chunks of
+ * len bytes, stride apart, all non-negative.  Overflow is not in range. */
+static int span_ok(const void *p, int64_t count, int64_t stride, int64_t len)
 {
-    return n <= 0 || (p && tfl_mem_check_range(p, (size_t)n, NULL));
+    int64_t end;
+    if (count < 0 || stride < 0 || len < 0)
+        return 0;
+    if (count == 0 || len == 0)
+        return 1;
+    if (__builtin_mul_overflow(count - 1, stride, &end) ||
+        __builtin_add_overflow(end, len, &end))
+        return 0;
+    return tfl_mem_range_ok(p, (size_t)end);
 }
 
 static tfl_status split_copy(const tfl_split_copy_geom *g)
@@ -27,9 +37,9 @@ static tfl_status split_copy(const tfl_split_copy_geom *g)
     const int64_t *bytes = g->chunk_bytes;
     for (int64_t s = 0; s < g->nsplit; s++) {
         const int64_t n = bytes[s];
-        if (n < 0 || (g->num_chunks > 0 && n > INT64_MAX / g->num_chunks) ||
-            !dev_ok(dst[s], n * g->num_chunks) ||
-            !dev_ok(src[s], g->num_chunks ? (g->num_chunks - 1) * g->src_stride + n : 0)) {
+        /* dst: chunks back to back; src: chunks src_stride apart */
+        if (!span_ok(dst[s], g->num_chunks, n, n) ||
+            !span_ok(src[s], g->num_chunks, g->src_stride, n)) {
             tfl_error("split_with_sizes_copy: split %lld (%lld bytes x %lld) is not in device "
                       "memory", (long long)s, (long long)n, (long long)g->num_chunks);
             return TFL_ERR_DEVICE;
@@ -67,9 +77,10 @@ static tfl_status chunk_cat(const tfl_chunk_cat_geom *g)
     const int r = g->bf16_to_f32 ? 2 : 1;
     for (int64_t t = 0; t < g->ntensor; t++) {
         /* src t: leading slices of actual[t] bytes; dst: [start, start + pad)
-         * of every chunk */
-        if (actual[t] < 0 || pad[t] < 0 || pad[t] % r || start[t] < 0 ||
-            start[t] + pad[t] > g->chunk_size || !dev_ok(srcs[t], g->leading * actual[t])) {
+         * of every chunk (the decoder checked dst for leading slices) */
+        if (pad[t] < 0 || pad[t] % r || start[t] < 0 || start[t] > g->chunk_size ||
+            pad[t] > g->chunk_size - start[t] || !span_ok(srcs[t], g->leading, actual[t],
+                                                          actual[t])) {
             tfl_error("chunk_cat: tensor %lld (%lld bytes, chunk piece %lld at %lld of %lld) "
                       "is not in device memory or outside its chunk", (long long)t,
                       (long long)actual[t], (long long)pad[t], (long long)start[t],

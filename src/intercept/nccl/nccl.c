@@ -498,15 +498,8 @@ static ncclResult_t redop_of(ncclRedOp_t op, tfl_rt_comm *comm, tfl_coll_op *out
 
 /* ----------------------------------------------------------- collectives */
 
-/* Is [p, p + n) device memory (n = 0: anything)? */
-static int dev_ok(const void *p, size_t n)
-{
-    return n == 0 || (p && tfl_mem_check_range(p, n, NULL));
-}
-
 static ncclResult_t issue(ncclComm_t comm, tfl_coll_op *op, ncclDataType_t type,
-                          ncclRedOp_t red, int uses_red, size_t send_elems, size_t recv_elems,
-                          cudaStream_t stream, const char *what)
+                          ncclRedOp_t red, int uses_red, cudaStream_t stream, const char *what)
 {
     ncclResult_t r = check_comm(comm, what);
     if (r != ncclSuccess)
@@ -524,10 +517,11 @@ static ncclResult_t issue(ncclComm_t comm, tfl_coll_op *op, ncclDataType_t type,
                          op->kind >= TFL_COLL_SEND ? "peer" : "root", op->peer,
                          tfl_coll_comm_count(c));
     }
-    size_t es = tfl_dtype_size(op->dtype);
-    if (!dev_ok(op->send, send_elems * es) || !dev_ok(op->recv, recv_elems * es))
-        return failf(ncclInvalidArgument, "%s: buffer %p / %p is not %zu / %zu elements of "
-                     "device memory", what, op->send, op->recv, send_elems, recv_elems);
+    size_t send_bytes, recv_bytes;
+    tfl_coll_extents(op, tfl_coll_comm_count(c), tfl_coll_comm_rank(c), &send_bytes, &recv_bytes);
+    if (!tfl_mem_range_ok(op->send, send_bytes) || !tfl_mem_range_ok(op->recv, recv_bytes))
+        return failf(ncclInvalidArgument, "%s: buffer %p / %p is not %zu / %zu bytes of "
+                     "device memory", what, op->send, op->recv, send_bytes, recv_bytes);
     tfl_rt_stream *s = (tfl_rt_stream *)stream;
     if (!tfl_rt_stream_valid(s))
         return failf(ncclInvalidArgument, "%s: invalid stream", what);
@@ -541,18 +535,16 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 {
     tfl_coll_op o = { .kind = TFL_COLL_ALLREDUCE, .send = sendbuff, .recv = recvbuff,
                       .count = count };
-    return issue(comm, &o, datatype, op, 1, count, count, stream, "ncclAllReduce");
+    return issue(comm, &o, datatype, op, 1, stream, "ncclAllReduce");
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, int root, ncclComm_t comm,
                            cudaStream_t stream)
 {
-    int me = comm && tfl_coll_comm_valid(COMM(comm)) ? tfl_coll_comm_rank(COMM(comm)) : -1;
     tfl_coll_op o = { .kind = TFL_COLL_BROADCAST, .send = sendbuff, .recv = recvbuff,
                       .count = count, .peer = root };
-    return issue(comm, &o, datatype, ncclSum, 0, me == root ? count : 0, count, stream,
-                 "ncclBroadcast");
+    return issue(comm, &o, datatype, ncclSum, 0, stream, "ncclBroadcast");
 }
 
 ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
@@ -565,56 +557,48 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                         ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
                         cudaStream_t stream)
 {
-    int me = comm && tfl_coll_comm_valid(COMM(comm)) ? tfl_coll_comm_rank(COMM(comm)) : -1;
     tfl_coll_op o = { .kind = TFL_COLL_REDUCE, .send = sendbuff, .recv = recvbuff,
                       .count = count, .peer = root };
-    return issue(comm, &o, datatype, op, 1, count, me == root ? count : 0, stream,
-                 "ncclReduce");
+    return issue(comm, &o, datatype, op, 1, stream, "ncclReduce");
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
                            ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    int n = comm && tfl_coll_comm_valid(COMM(comm)) ? tfl_coll_comm_count(COMM(comm)) : 0;
     tfl_coll_op o = { .kind = TFL_COLL_ALLGATHER, .send = sendbuff, .recv = recvbuff,
                       .count = sendcount };
-    return issue(comm, &o, datatype, ncclSum, 0, sendcount, sendcount * (size_t)n, stream,
-                 "ncclAllGather");
+    return issue(comm, &o, datatype, ncclSum, 0, stream, "ncclAllGather");
 }
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
                                ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                cudaStream_t stream)
 {
-    int n = comm && tfl_coll_comm_valid(COMM(comm)) ? tfl_coll_comm_count(COMM(comm)) : 0;
     tfl_coll_op o = { .kind = TFL_COLL_REDUCE_SCATTER, .send = sendbuff, .recv = recvbuff,
                       .count = recvcount };
-    return issue(comm, &o, datatype, op, 1, recvcount * (size_t)n, recvcount, stream,
-                 "ncclReduceScatter");
+    return issue(comm, &o, datatype, op, 1, stream, "ncclReduceScatter");
 }
 
 ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    int n = comm && tfl_coll_comm_valid(COMM(comm)) ? tfl_coll_comm_count(COMM(comm)) : 0;
     tfl_coll_op o = { .kind = TFL_COLL_ALLTOALL, .send = sendbuff, .recv = recvbuff,
                       .count = count };
-    return issue(comm, &o, datatype, ncclSum, 0, count * (size_t)n, count * (size_t)n, stream,
-                 "ncclAlltoAll");
+    return issue(comm, &o, datatype, ncclSum, 0, stream, "ncclAlltoAll");
 }
 
 ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)
 {
     tfl_coll_op o = { .kind = TFL_COLL_SEND, .send = sendbuff, .count = count, .peer = peer };
-    return issue(comm, &o, datatype, ncclSum, 0, count, 0, stream, "ncclSend");
+    return issue(comm, &o, datatype, ncclSum, 0, stream, "ncclSend");
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)
 {
     tfl_coll_op o = { .kind = TFL_COLL_RECV, .recv = recvbuff, .count = count, .peer = peer };
-    return issue(comm, &o, datatype, ncclSum, 0, 0, count, stream, "ncclRecv");
+    return issue(comm, &o, datatype, ncclSum, 0, stream, "ncclRecv");
 }
 
 /* ncclGather / ncclScatter (NCCL 2.28): one group of point-to-point

@@ -172,11 +172,15 @@ static tfl_status decode_chunk_cat(const tfl_kcall *c, int cast, tfl_shape_op *s
     g->bf16_to_f32 = cast;
     g->num_chunks = c->grid[1];
     g->leading = c->grid[2];
+    int64_t chunks_bytes, dst_bytes;
     if (g->slice_size < 0 || g->chunk_size < 0 ||
-        g->slice_size < g->num_chunks * g->chunk_size)
+        __builtin_mul_overflow(g->num_chunks, g->chunk_size, &chunks_bytes) ||
+        g->slice_size < chunks_bytes ||
+        __builtin_mul_overflow(g->leading, g->slice_size, &dst_bytes))
         return TFL_ERR_UNSUPPORTED;
-    if (!tfl_kdev_ok(a[0], (size_t)(6 * T + 2 + c->grid[0]) * 8) ||
-        !tfl_kdev_ok(g->dst, (size_t)(g->leading * g->slice_size)))
+    /* the seven arrays end where nblocks[T] does */
+    if (!tfl_kdev_ok(a[0], (uintptr_t)a[6] - (uintptr_t)a[0] + (size_t)T * 8) ||
+        !tfl_kdev_ok(g->dst, (size_t)dst_bytes))
         return TFL_ERR_DEVICE;
     return TFL_OK;
 }
