@@ -17,6 +17,9 @@
 # links against; their entry points are served by the preload).
 # A line "// tfl-env: VAR=value ..." adds environment variables to the run
 # (@BUILD@ in a value stands for the build directory).
+# A line "// tfl-backends: opencl ..." runs the first variant once more per
+# backend named, as ctest "cuda.<name>.<backend>" with FL_BACKEND=<backend>
+# (the plugin must be built).
 set(TFL_NVCC_FLAGS -O2 -cudart shared -Wno-deprecated-gpu-targets
     -I${CMAKE_SOURCE_DIR}/tests/cuda)
 set(TFL_VARIANT_sass   -arch=sm_80)
@@ -60,6 +63,20 @@ function(tfl_add_cuda_program src)
     add_test(NAME cuda.${tname} COMMAND ${out})
     set_tests_properties(cuda.${tname} PROPERTIES
       ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:torchfl>;TORCHFL_CONFIG=/dev/null;${extra_env}"
+      TIMEOUT 300)
+    if(NOT first_out)
+      set(first_out ${out})
+    endif()
+  endforeach()
+  tfl_directive(${src} tfl-backends "" backends)
+  foreach(b ${backends})
+    if(b STREQUAL "opencl" AND NOT TFL_HAVE_OPENCL)
+      message(WARNING "cuda.${name}.${b} not registered: the OpenCL backend is not built")
+      continue()
+    endif()
+    add_test(NAME cuda.${name}.${b} COMMAND ${first_out})
+    set_tests_properties(cuda.${name}.${b} PROPERTIES
+      ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:torchfl>;TORCHFL_CONFIG=/dev/null;FL_BACKEND=${b};${extra_env}"
       TIMEOUT 300)
   endforeach()
 endfunction()

@@ -4,6 +4,7 @@
 // nothing of torchfl; built with `nvcc -cudart shared`, it runs unchanged
 // under `torchfl run`.  It checks itself against a plain host computation
 // of the same training and exits non-zero if they disagree.
+// tfl-backends: opencl
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential cmake pkg-config libelf-dev uthash-dev libopenblas-dev
-      libzstd-dev liblz4-dev libcjson-dev libgloo-dev gfortran python3 python3-venv unzip ocl-icd-libopencl1
+      libzstd-dev liblz4-dev libcjson-dev libgloo-dev gfortran python3 python3-venv unzip ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers libclblast-dev
       pocl-opencl-icd clang"
 missing=""
 for p in $PKGS; do

@@ -11,7 +11,8 @@
 #      the wheel's own cubins (`torchfl wheel`), the fallback policy, and the
 #      example training scripts on cuda under torchfl against the CPU;
 #   2. unless --quick: tests/pytorch/cuda, PyTorch's CUDA path under torchfl
-#      against PyTorch on the CPU (the op suite).
+#      against PyTorch on the CPU (the op suite), on the host backend and
+#      then on the OpenCL backend.
 # Extra PYTEST-ARGS go to both pytest runs (e.g. -x, -k name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,4 +37,15 @@ echo "== torch $("$PY" -c 'from importlib import metadata; print(metadata.versio
 "$PY" -m pytest -q tests/pytorch --ignore=tests/pytorch/cuda "$@"
 if [ "$quick" = 0 ]; then
     build/torchfl run -- "$PY" -m pytest -q tests/pytorch/cuda "$@"
+    # 3. the op suite again on the OpenCL backend (PoCL's CPU device here):
+    #    every op passes, natively on the device or through the fallback,
+    #    and the share that ran natively is printed
+    [ -f build/libtorchfl-opencl.so ] ||
+        { echo "test_torch.sh: build/libtorchfl-opencl.so missing (scripts/setup.sh installs CLBlast and OpenCL)" >&2; exit 1; }
+    stats=$(mktemp /tmp/torchfl-opencl-stats.XXXXXX)
+    echo "== op suite on FL_BACKEND=opencl"
+    FL_BACKEND=opencl TORCH_FL_FALLBACK_MODE=silent TORCHFL_STATS=$stats \
+        build/torchfl run -- "$PY" -m pytest -q tests/pytorch/cuda "$@"
+    build/torchfl stats "$stats" | head -3
+    rm -f "$stats"
 fi

@@ -304,7 +304,10 @@ typedef struct tfl_backend {
     uint32_t abi_version;    /* TFL_BACKEND_ABI_VERSION it was built for  */
     uint32_t struct_size;    /* sizeof(tfl_backend) it was built with     */
     const char *name;        /* "host", "ascend", ...                      */
-    int priority;            /* FL_BACKEND=auto picks the highest ready    */
+    int priority;            /* FL_BACKEND=auto picks the highest ready;
+                              * < 0: below the host (chosen only by name).
+                              * The entry function may set it from what it
+                              * finds (the OpenCL plugin: GPU or CPU).     */
 
     /* Cheap check: is the runtime/driver present and a device visible?
      * Fills a one-line reason when not.  Must not allocate devices. */
@@ -321,7 +324,19 @@ typedef struct tfl_backend {
     tfl_status (*memcpy)(void *dst, const void *src, size_t n,
                          tfl_copy_dir dir, tfl_stream s);
     tfl_status (*memset)(void *dst, int value, size_t n, tfl_stream s);
-    /* Nonzero when device memory is directly host-addressable. */
+    /* Nonzero when device memory is directly host-addressable.
+     *
+     * When it is not (a chip with its own memory), the addresses mem_alloc
+     * returns must lie in a range of the process's address space that the
+     * backend reserved with no access (mmap PROT_NONE) and never touches
+     * from the host: a stray host access then faults instead of reading
+     * stale bytes.  torchfl relies on that to run host code (the fallback
+     * for ops the backend lacks, kernels run from PTX) on device memory: it
+     * maps host pages at those very addresses for the length of the call,
+     * fills them with memcpy(D2H) after device_sync, writes back the bytes
+     * the call changed with memcpy(H2D) and makes the pages inaccessible
+     * again (docs/writing-a-backend.md, "Host views").  memcpy must accept
+     * such an address as the device side whatever the page's protection. */
     int (*host_addressable)(int dev);
 
     tfl_status (*stream_create)(int dev, tfl_stream *out);
@@ -357,7 +372,34 @@ typedef struct tfl_backend {
      * ncclCommGetAsyncError.  May be NULL (only failures coll_run returned
      * are reported).  Added in ABI 1 in a reserved slot, like the above. */
     tfl_status (*comm_error)(tfl_comm c, char *err, size_t errlen);
-    void *reserved[11];
+
+    /* Asynchronous devices (ABI 1, in reserved slots; NULL for a backend
+     * that completes every call before returning, as the host does).
+     *
+     * A backend that fills these runs work in the background: memcpy of
+     * D2D and memset, and op_run, may return before the work is done;
+     * stream s orders it (NULL = the device's default stream).  H2D/D2H
+     * copies must have finished reading/writing host memory when memcpy
+     * returns (CUDA's pageable-memory rule; torchfl relies on it).  A
+     * fault in background work is returned by the next stream_sync,
+     * stream_query, event_sync, event_query or device_sync, and by every
+     * later one (sticky, as on a GPU).
+     *
+     * event_record marks the point in s after all work issued so far;
+     * event_query returns TFL_ERR_NOT_READY until that work completed;
+     * event_elapsed gives the device time between two completed marks
+     * (TFL_ERR_NOT_READY if either is pending); stream_wait_event makes
+     * work issued to s later wait for the mark (without blocking the
+     * caller); device_sync waits for every stream of dev. */
+    tfl_status (*event_create)(int dev, tfl_event *out);
+    tfl_status (*event_destroy)(tfl_event e);
+    tfl_status (*event_record)(tfl_event e, tfl_stream s);
+    tfl_status (*event_query)(tfl_event e);
+    tfl_status (*event_sync)(tfl_event e);
+    tfl_status (*event_elapsed)(tfl_event start, tfl_event end, float *ms);
+    tfl_status (*stream_wait_event)(tfl_stream s, tfl_event e);
+    tfl_status (*device_sync)(int dev);
+    void *reserved[3];
 } tfl_backend;
 
 typedef const tfl_backend *(*tfl_backend_entry_fn)(uint32_t torchfl_abi);

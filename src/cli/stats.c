@@ -101,10 +101,23 @@ int cmd_stats(int argc, char **argv)
                          num(op, "host_executor_ns"), num(op, "refused_calls") };
         i++;
     }
+    double calls = 0, native = 0;
+    cJSON_ArrayForEach(op, ops) {
+        calls += num(op, "calls");
+        native += num(op, "native_calls");
+    }
     qsort(rows, (size_t)n, sizeof *rows, by_cost);
     double total = num(doc, "total_ns"), fallback = num(doc, "fallback_ns");
-    printf("backend %s: %.3f s in %d ops/kernels, %.1f%% of it in the host executor\n\n",
+    printf("backend %s: %.3f s in %d ops/kernels, %.1f%% of it in the host executor\n",
            str(doc, "backend"), total / 1e9, n, total > 0 ? 100.0 * fallback / total : 0.0);
+    printf("%.0f calls, %.1f%% of them run natively by the backend\n", calls,
+           calls > 0 ? 100.0 * native / calls : 0.0);
+    const cJSON *hv = cJSON_GetObjectItemCaseSensitive(doc, "hostview");
+    if (cJSON_IsObject(hv) && num(hv, "faults") > 0)
+        printf("host views of device memory: %.0f faults, %.1f MiB fetched, %.1f MiB "
+               "stored\n", num(hv, "faults"), num(hv, "fetched_bytes") / 1048576.0,
+               num(hv, "stored_bytes") / 1048576.0);
+    printf("\n");
     printf("%-12s %10s %12s %7s %12s  %s\n", "family", "calls", "time ms", "share",
            "fallback ms", "op / kernel");
     for (i = 0; i < n; i++) {

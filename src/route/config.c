@@ -376,6 +376,48 @@ static const key_def *find_key(const char *k)
     return NULL;
 }
 
+/* A section that belongs to a backend: any name the core keys do not use
+ * ("opencl", a vendor's plugin name).  Its keys are kept verbatim. */
+static int backend_section(const char *section)
+{
+    size_t n = strlen(section);
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strncmp(keys[i].key, section, n) == 0 && keys[i].key[n] == '.')
+            return 0;
+    return 1;
+}
+
+static int backend_key_set(tfl_config *cfg, const char *key, const char *value)
+{
+    if (strlen(key) >= sizeof cfg->backend_keys[0].key ||
+        strlen(value) >= sizeof cfg->backend_keys[0].value)
+        return -1;
+    int i = 0;
+    while (i < cfg->nbackend_keys && strcmp(cfg->backend_keys[i].key, key) != 0)
+        i++;
+    if (i == TFL_CONFIG_BACKEND_KEYS)
+        return -1;
+    if (i == cfg->nbackend_keys)
+        cfg->nbackend_keys++;
+    strcpy(cfg->backend_keys[i].key, key);
+    strcpy(cfg->backend_keys[i].value, value);
+    return 0;
+}
+
+/* TORCHFL_OPENCL_DEVICE_TYPE for "opencl.device_type", or NULL. */
+static const char *backend_key_env(const char *key)
+{
+    char var[128] = "TORCHFL_";
+    size_t n = strlen(var);
+    for (const char *c = key; *c && n + 1 < sizeof var; c++)
+        var[n++] = *c == '.' ? '_' : (char)toupper((unsigned char)*c);
+    var[n] = '\0';
+    const char *v = getenv(var);
+    return v && *v ? v : NULL;
+}
+
 static const char *key_names[NKEYS + 1];
 static pthread_once_t key_names_once = PTHREAD_ONCE_INIT;
 
@@ -531,6 +573,14 @@ int tfl_config_parse_file_ex(const char *path, tfl_config *cfg,
         else
             snprintf(full, sizeof full, "%s", k);
         const key_def *kd = find_key(full);
+        if (!kd && backend_section(section)) {
+            if (backend_key_set(cfg, full, v) != 0) {
+                report(on_error, ctx, "%s:%d: backend key \"%s\" too long or too many",
+                       path, lineno, full);
+                bad++;
+            }
+            continue;
+        }
         if (!kd) {
             report(on_error, ctx, "%s:%d: unknown key \"%s\"", path, lineno, full);
             bad++;
@@ -698,5 +748,19 @@ const char *tfl_config_value(const char *key)
     for (size_t i = 0; i < NKEYS; i++)
         if (strcmp(keys[i].key, key) == 0)
             return g_values[i];
+    const char *dot = strchr(key, '.');
+    char section[64];
+    if (!dot || (size_t)(dot - key) >= sizeof section)
+        return NULL;
+    memcpy(section, key, (size_t)(dot - key));
+    section[dot - key] = '\0';
+    if (!backend_section(section))
+        return NULL;
+    const char *env = backend_key_env(key);
+    if (env)
+        return env;
+    for (int i = 0; i < g_cfg.nbackend_keys; i++)
+        if (strcmp(g_cfg.backend_keys[i].key, key) == 0)
+            return g_cfg.backend_keys[i].value;
     return NULL;
 }

@@ -18,6 +18,8 @@ typedef enum tfl_fallback_mode {
     TFL_FALLBACK_SILENT = 2
 } tfl_fallback_mode;
 
+#define TFL_CONFIG_BACKEND_KEYS 32
+
 typedef struct tfl_config {
     char backend[64];           /* FL_BACKEND: auto | host | <plugin>      */
     tfl_fallback_mode fallback; /* TORCH_FL_FALLBACK_MODE                  */
@@ -35,6 +37,11 @@ typedef struct tfl_config {
     int exec_threads;           /* host.threads; 0 = CPU count             */
     int blas_threads;           /* host.blas_threads; 0 = CPU count        */
     char source[1024];          /* the file that was read, or "defaults"   */
+    /* Keys of a backend's own section ([opencl] device = 1): torchfl does
+     * not interpret them; the plugin reads them through tfl_host_api's
+     * config(), where TORCHFL_<SECTION>_<KEY> (upper case) overrides them. */
+    struct { char key[64]; char value[256]; } backend_keys[TFL_CONFIG_BACKEND_KEYS];
+    int nbackend_keys;
 } tfl_config;
 
 /* Parse one file into cfg (on top of what cfg holds).  On a bad line

@@ -12,6 +12,7 @@
 #include "route/stats.h"
 #include "backends/host/host_ops.h"
 #include "common/log.h"
+#include "mem/hostview.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -57,30 +58,51 @@ static tfl_stat_slot *op_slot(const tfl_op *op)
     return sl;
 }
 
-static tfl_status route_op(const tfl_op *op, tfl_ran_where *where);
+static tfl_status route_op(const tfl_op *op, tfl_rt_stream *s, tfl_ran_where *where);
 
 tfl_status tfl_route_op(const tfl_op *op, tfl_rt_stream *s)
 {
-    (void)s;
     tfl_ran_where where = TFL_RAN_NATIVE;
-    if (tfl_stats_in_launch)          /* counted by the launch */
-        return route_op(op, &where);
+    if (tfl_stats_in_launch) {        /* counted by the launch */
+        tfl_status st = route_op(op, s, &where);
+        if (where > tfl_stats_launch_where)
+            tfl_stats_launch_where = where;
+        return st;
+    }
     uint64_t t0 = tfl_stats_now_ns();
-    tfl_status st = route_op(op, &where);
+    tfl_status st = route_op(op, s, &where);
     tfl_stats_add(op_slot(op), st == TFL_OK ? where : TFL_RAN_REFUSED,
                   tfl_stats_now_ns() - t0);
     return st;
 }
 
-static tfl_status route_op(const tfl_op *op, tfl_ran_where *where)
+/* Run op on the host backend.  When the selected backend's memory is not
+ * host memory, the op runs in a host view window: the operands it touches
+ * are brought over by the page faults they take, and the bytes it wrote go
+ * back to the device when the window closes (mem/hostview.c). */
+static tfl_status run_on_host(const tfl_op *op)
+{
+    if (!tfl_hostview_enabled())
+        return tfl_host_backend.op_run(op, NULL);
+    tfl_hostview_open();
+    tfl_status st = tfl_host_backend.op_run(op, NULL);
+    tfl_status wb = tfl_hostview_close();
+    return st != TFL_OK ? st : wb;
+}
+
+static tfl_status route_op(const tfl_op *op, tfl_rt_stream *s, tfl_ran_where *where)
 {
     const tfl_backend *b = tfl_rt_backend();
     if (!b)
         return TFL_ERR_UNAVAILABLE;
     const char *name = op->name ? op->name : "op";
     int forced = tfl_optable_blacklisted(NULL, name);
-    if (!forced && b->op_supported && b->op_supported(op))
-        return b->op_run(op, NULL);
+    if (!forced && b->op_supported && b->op_supported(op)) {
+        /* the device must see what host code wrote into its memory */
+        tfl_hostview_flush();
+        tfl_status st = b->op_run(op, tfl_rt_backend_stream(s));
+        return st == TFL_OK ? tfl_rt_issued(s) : st;
+    }
     if (b == &tfl_host_backend && !forced)
         return TFL_ERR_UNSUPPORTED;
     const tfl_config *cfg = tfl_config_get();
@@ -91,13 +113,12 @@ static tfl_status route_op(const tfl_op *op, tfl_ran_where *where)
     }
     if (cfg->fallback == TFL_FALLBACK_WARN && b != &tfl_host_backend)
         warn_once(name, b->name);
-    /* The host backend is where everything can run: its memory view is the
-     * process's, which is the only kind the fallback supports today. */
+    /* The host backend is where everything can run. */
     if (!tfl_host_backend.op_supported(op))
         return TFL_ERR_UNSUPPORTED;
     if (b != &tfl_host_backend)
         *where = TFL_RAN_HOSTEXEC;
-    return tfl_host_backend.op_run(op, NULL);
+    return run_on_host(op);
 }
 
 int tfl_route_host_addressable(void)

@@ -12,6 +12,7 @@
 #include "route/torch_release.h"
 #include "common/log.h"
 #include "mem/mem.h"
+#include "mem/hostview.h"
 #include "backends/host/hostexec.h"
 
 #include <pthread.h>
@@ -34,6 +35,23 @@ static tfl_status seg_alloc(int dev, size_t size, void **ptr)
 static tfl_status seg_free(int dev, void *ptr, size_t size)
 {
     return active_backend->mem_free(dev, ptr, size);
+}
+
+/* Host views of device memory (mem/hostview.c) move bytes with the
+ * backend's own blocking copies, on its default stream. */
+static tfl_status hv_fetch(void *host, const void *dev, size_t n)
+{
+    return active_backend->memcpy(host, dev, n, TFL_COPY_D2H, NULL);
+}
+
+static tfl_status hv_store(void *dev, const void *host, size_t n)
+{
+    return active_backend->memcpy(dev, host, n, TFL_COPY_H2D, NULL);
+}
+
+static tfl_status hv_sync(void)
+{
+    return active_backend->device_sync ? active_backend->device_sync(0) : TFL_OK;
 }
 
 static void do_init(void)
@@ -60,6 +78,10 @@ static void do_init(void)
         tfl_mem_configure(&prov, cfg->mem_pool_size);
     } else {
         tfl_mem_configure(NULL, cfg->mem_pool_size);
+    }
+    if (!(b->host_addressable && b->host_addressable(0)) && b->memcpy) {
+        static const tfl_hostview_ops hv = { hv_fetch, hv_store, hv_sync };
+        tfl_hostview_configure(&hv);
     }
     hx_options hopt = { .threads = cfg->exec_threads };
     hx_init(&hopt);

@@ -15,6 +15,7 @@
 #include "route/config.h"
 #include "route/optable.h"
 #include "route/stats.h"
+#include "mem/hostview.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -171,11 +172,25 @@ static tfl_status run_mapped(tfl_kernel *k, tfl_kernel_route *r, const tfl_launc
     };
     uint64_t t0 = tfl_stats_now_ns();
     tfl_stats_in_launch = 1;
+    tfl_stats_launch_where = TFL_RAN_NATIVE;
+    /* a decoder may read device-side tables (pointer arrays, metadata) */
+    uint64_t faults0, faults1;
+    tfl_hostview_stats(&faults0, NULL, NULL);
+    tfl_hostview_open();
     tfl_status st = r->family->run(&call, r->cookie, err, errlen);
+    tfl_status wb = tfl_hostview_close();
+    /* host code touched device memory: some of the work ran on the host,
+     * whether through the fallback or a decoder's own host steps (counted
+     * so, even when it only read a table: the conservative side) */
+    tfl_hostview_stats(&faults1, NULL, NULL);
+    if (faults1 != faults0)
+        tfl_stats_launch_where = TFL_RAN_HOSTEXEC;
+    if (st == TFL_OK)
+        st = wb;
     tfl_stats_in_launch = 0;
     if (st == TFL_ERR_UNSUPPORTED)
         return st;
-    tfl_stats_add(r->slot_op, st == TFL_OK ? TFL_RAN_NATIVE : TFL_RAN_REFUSED,
+    tfl_stats_add(r->slot_op, st == TFL_OK ? tfl_stats_launch_where : TFL_RAN_REFUSED,
                   tfl_stats_now_ns() - t0);
     *ce = st == TFL_OK ? 0 : st == TFL_ERR_DEVICE ? E_ILLEGAL_ADDRESS
         : st == TFL_ERR_NOMEM ? E_MEMORY_ALLOCATION : E_LAUNCH_FAILURE;
@@ -262,7 +277,11 @@ tfl_status tfl_rt_launch(tfl_kernel *k, const tfl_launch *l, int *cuda_err,
     p.arg_buffer = l->arg_buffer;
     p.arg_buffer_size = l->arg_buffer_size;
     uint64_t t0 = tfl_stats_now_ns();
+    /* its footprint is known only as it runs: a host view window */
+    tfl_hostview_open();
     ce = hx_to_cuda(hx_launch(hx, name, &p, err, errlen));
+    if (tfl_hostview_close() != TFL_OK && !ce)
+        ce = E_LAUNCH_FAILURE;
     if (ce == E_NO_KERNEL_IMAGE && r->refused) {
         snprintf(err, errlen, "kernel %s: %s (and it has no PTX to run instead)", name,
                  r->refused);

@@ -10,6 +10,10 @@
 #include "route/runtime.h"
 #include "route/rt_internal.h"
 #include "mem/mem.h"
+#include "route/dispatch.h"
+#include "mem/hostview.h"
+
+#include <string.h>
 
 enum { K_H2H = 0, K_H2D = 1, K_D2H = 2, K_D2D = 3, K_DEFAULT = 4 };
 
@@ -31,9 +35,21 @@ static int any_range_ok(const void *p, size_t n)
     return tfl_mem_check_range(p, n, NULL);
 }
 
+/* Is p device memory, as the backend sees it?  Pinned and registered
+ * host memory is host memory to a backend with memory of its own. */
+static int on_device(const void *p)
+{
+    tfl_alloc_info a;
+    if (!tfl_mem_lookup(p, &a))
+        return 0;
+    if (tfl_route_host_addressable())
+        return 1;
+    return a.kind == TFL_MEM_DEVICE || a.kind == TFL_MEM_MANAGED;
+}
+
 static tfl_copy_dir dir_of(const void *dst, const void *src)
 {
-    int d = tfl_mem_lookup(dst, NULL), s = tfl_mem_lookup(src, NULL);
+    int d = on_device(dst), s = on_device(src);
     if (d && s) return TFL_COPY_D2D;
     if (d) return TFL_COPY_H2D;
     if (s) return TFL_COPY_D2H;
@@ -55,11 +71,12 @@ static int spans_ok(void *dst, size_t dspan, const void *src, size_t sspan, int 
 
 static tfl_status do_copy(void *dst, const void *src, size_t n, tfl_rt_stream *s)
 {
-    (void)s;   /* synchronous model: stream order holds by construction */
     const tfl_backend *b = tfl_rt_backend();
     if (!b)
         return TFL_ERR_UNAVAILABLE;
-    return b->memcpy(dst, src, n, dir_of(dst, src), NULL);
+    tfl_hostview_flush();   /* the copy must see what host code wrote */
+    tfl_status st = b->memcpy(dst, src, n, dir_of(dst, src), tfl_rt_backend_stream(s));
+    return st == TFL_OK ? tfl_rt_issued(s) : st;
 }
 
 tfl_status tfl_rt_memcpy_kind(void *dst, const void *src, size_t n, int kind,
@@ -108,6 +125,28 @@ tfl_status tfl_rt_memcpy2d(void *dst, size_t dpitch, const void *src, size_t spi
     return tfl_rt_memcpy2d_kind(dst, dpitch, src, spitch, width, height, K_DEFAULT, s);
 }
 
+/* height rows of width bytes, pitch apart, on the backend's stream; host
+ * memory (pinned, to a backend with its own memory) is set by the host
+ * once the stream's earlier work is done. */
+static tfl_status set_rows(void *dst, size_t pitch, int value, size_t width, size_t height,
+                           tfl_rt_stream *s)
+{
+    const tfl_backend *b = tfl_rt_backend();
+    if (!b)
+        return TFL_ERR_UNAVAILABLE;
+    int host = !on_device(dst);
+    tfl_hostview_flush();
+    tfl_status st = host ? tfl_rt_stream_sync(s) : TFL_OK;
+    for (size_t r = 0; r < height && st == TFL_OK; r++) {
+        char *row = (char *)dst + r * pitch;
+        if (host)
+            memset(row, value, width);
+        else
+            st = b->memset(row, value, width, tfl_rt_backend_stream(s));
+    }
+    return st == TFL_OK ? tfl_rt_issued(s) : st;
+}
+
 tfl_status tfl_rt_memset(void *dst, int value, size_t n, tfl_rt_stream *s)
 {
     if (!tfl_rt_stream_valid(s))
@@ -116,10 +155,7 @@ tfl_status tfl_rt_memset(void *dst, int value, size_t n, tfl_rt_stream *s)
         return TFL_OK;
     if (!device_range_ok(dst, n))
         return TFL_ERR_INVALID;
-    const tfl_backend *b = tfl_rt_backend();
-    if (!b)
-        return TFL_ERR_UNAVAILABLE;
-    return b->memset(dst, value, n, NULL);
+    return set_rows(dst, 0, value, n, 1, s);
 }
 
 tfl_status tfl_rt_memset2d(void *dst, size_t pitch, int value, size_t width,
@@ -131,13 +167,15 @@ tfl_status tfl_rt_memset2d(void *dst, size_t pitch, int value, size_t width,
         return TFL_OK;
     if (width > pitch || !device_range_ok(dst, (height - 1) * pitch + width))
         return TFL_ERR_INVALID;
-    const tfl_backend *b = tfl_rt_backend();
-    if (!b)
-        return TFL_ERR_UNAVAILABLE;
-    for (size_t r = 0; r < height; r++) {
-        tfl_status st = b->memset((char *)dst + r * pitch, value, width, NULL);
-        if (st != TFL_OK)
-            return st;
-    }
-    return TFL_OK;
+    return set_rows(dst, pitch, value, width, height, s);
+}
+
+void tfl_rt_host_access_begin(void)
+{
+    tfl_hostview_open();
+}
+
+tfl_status tfl_rt_host_access_end(void)
+{
+    return tfl_hostview_close();
 }

@@ -384,9 +384,11 @@ const tfl_backend *tfl_backend_select(const char *name, char *why, size_t why_le
     const tfl_backend *pick = NULL;
     const tfl_backend_desc *hit = NULL;
     if (strcmp(name, "auto") == 0) {
-        /* host (index 0) ranks below every plugin, whatever its number */
+        /* host (index 0) ranks below every plugin of priority >= 0 and
+         * above those of negative priority (a CPU-only OpenCL device) */
         for (int i = 1; i < n; i++)
-            if (d[i].state == TFL_BK_READY && (!hit || d[i].priority > hit->priority))
+            if (d[i].state == TFL_BK_READY && d[i].priority >= 0 &&
+                (!hit || d[i].priority > hit->priority))
                 hit = &d[i];
         if (!hit)
             hit = &d[0];

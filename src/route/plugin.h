@@ -44,7 +44,8 @@ int tfl_backend_list(tfl_backend_desc *out, int max);
 
 /* name: "auto", "host" or a plugin name; NULL or "" = the configured one
  * (config key backend / $FL_BACKEND).  "auto" is the ready plugin of
- * highest priority, else host (always ready, below every plugin).
+ * highest priority >= 0, else host (always ready; plugins of negative
+ * priority rank below it and are only chosen by name).
  * Returns NULL when the backend is unknown, broken or not ready, with a
  * one-line reason in why naming the backend, the directories searched
  * and the backends available.  Does not call init(). */

@@ -7,10 +7,14 @@
  * from cuStreamCreate works with cudaMemcpyAsync, and a kernel registered
  * by a fatbin or loaded with cuModuleLoadData launches the same way.
  *
- * Execution model (host backend): synchronous, in issue order.  Every
+ * Execution model: the host backend is synchronous, in issue order: every
  * operation on any stream has completed when the call that issued it
  * returns, so stream order and event order hold trivially; queries
  * report "ready"; an event's timestamp is taken when it is recorded.
+ * An asynchronous backend (OpenCL) runs work in the background on one
+ * queue per stream (stream.c): syncs wait, queries may report
+ * TFL_ERR_NOT_READY, and a device fault surfaces at the next sync or
+ * query as TFL_ERR_DEVICE.
  */
 #ifndef TFL_RUNTIME_H
 #define TFL_RUNTIME_H
@@ -72,12 +76,21 @@ int tfl_rt_stream_device(tfl_rt_stream *s);
 /* Run fn(data) in stream order (now, in the synchronous model). */
 tfl_status tfl_rt_stream_host_fn(tfl_rt_stream *s, void (*fn)(void *), void *data);
 tfl_status tfl_rt_device_sync(void);
+/* Make work issued to s later wait for e's mark (async backends). */
+tfl_status tfl_rt_stream_wait_event(tfl_rt_stream *s, tfl_rt_event *e);
+/* Does the backend run work in the background (event slots filled)? */
+int tfl_rt_async(void);
+/* The backend's stream behind s (NULL: its default stream). */
+tfl_stream tfl_rt_backend_stream(tfl_rt_stream *s);
+/* After issuing work to s: under CUDA_LAUNCH_BLOCKING=1 wait for it and
+ * return its status (a device fault), else TFL_OK at once. */
+tfl_status tfl_rt_issued(tfl_rt_stream *s);
 
 tfl_status tfl_rt_event_create(unsigned flags, tfl_rt_event **out);
 tfl_status tfl_rt_event_destroy(tfl_rt_event *e);
 int tfl_rt_event_valid(tfl_rt_event *e);
 tfl_status tfl_rt_event_record(tfl_rt_event *e, tfl_rt_stream *s);
-/* TFL_ERR_NOT_READY never happens synchronously; TFL_OK when complete. */
+/* TFL_OK when complete; TFL_ERR_NOT_READY while pending (async only). */
 tfl_status tfl_rt_event_query(tfl_rt_event *e);
 tfl_status tfl_rt_event_sync(tfl_rt_event *e);
 /* ms between two recorded events; TFL_ERR_INVALID if either lacks timing
@@ -106,6 +119,17 @@ tfl_status tfl_rt_memcpy2d(void *dst, size_t dpitch, const void *src, size_t spi
                            size_t width, size_t height, tfl_rt_stream *s);
 tfl_status tfl_rt_memset2d(void *dst, size_t pitch, int value, size_t width,
                            size_t height, tfl_rt_stream *s);
+
+/* Host code that reads device memory directly (the pointer arrays of
+ * batched library calls) runs between these two: when the backend's
+ * memory is not host memory, its reads are served through host views
+ * (mem/hostview.c), and what it wrote is stored back at the end (whose
+ * status end returns).  No-ops on a host-addressable backend. */
+void tfl_rt_host_access_begin(void);
+tfl_status tfl_rt_host_access_end(void);
+/* Wraps one call in the two above; yields the call's value (GNU C). */
+#define TFL_HOST_ACCESS(call) ({ tfl_rt_host_access_begin(); \
+    __typeof__(call) tfl_ha_r_ = (call); tfl_rt_host_access_end(); tfl_ha_r_; })
 
 /* ------------------------------------------------------ modules/kernels */
 

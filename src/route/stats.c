@@ -5,6 +5,7 @@
  * slot the caller cached; the mutex only guards creating slots.
  */
 #include "route/stats.h"
+#include "mem/hostview.h"
 #include "route/config.h"
 #include "route/runtime.h"
 #include "common/log.h"
@@ -30,6 +31,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tfl_stat_slot *slots;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 __thread int tfl_stats_in_launch;
+__thread tfl_ran_where tfl_stats_launch_where;
 
 uint64_t tfl_stats_now_ns(void)
 {
@@ -128,9 +130,16 @@ int torchfl_stats_dump(const char *path)
     fprintf(f, "{\n  \"version\": 1,\n  \"backend\": ");
     json_string(f, tfl_rt_initialised() ? tfl_rt_backend_name() : "none");
     fprintf(f, ",\n  \"total_ns\": %llu,\n  \"fallback_ns\": %llu,\n"
-            "  \"fallback_share\": %.6f,\n  \"ops\": [",
+            "  \"fallback_share\": %.6f,\n",
             (unsigned long long)total, (unsigned long long)fallback,
             total ? (double)fallback / (double)total : 0.0);
+    /* what host code cost on memory the host cannot address (mem/hostview.c) */
+    uint64_t hv_faults, hv_fetched, hv_stored;
+    tfl_hostview_stats(&hv_faults, &hv_fetched, &hv_stored);
+    fprintf(f, "  \"hostview\": {\"faults\": %llu, \"fetched_bytes\": %llu, "
+            "\"stored_bytes\": %llu},\n  \"ops\": [",
+            (unsigned long long)hv_faults, (unsigned long long)hv_fetched,
+            (unsigned long long)hv_stored);
     int first = 1;
     for (tfl_stat_slot *s = slots; s; s = s->hh.next) {
         uint64_t calls = 0, ns = 0;

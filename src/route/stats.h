@@ -31,6 +31,9 @@ uint64_t tfl_stats_now_ns(void);
 /* Set while a kernel launch runs its ops, so that the launch is counted
  * once (under its family) and not again under each op it issues. */
 extern __thread int tfl_stats_in_launch;
+/* Where the ops a launch issued ran: the worst of them (a launch with one
+ * op on the host counts as fallback).  Reset by the launch. */
+extern __thread tfl_ran_where tfl_stats_launch_where;
 
 /* Write the JSON report to path; 0 on success.  Exported for programs
  * (and debuggers) that want a report before exit. */

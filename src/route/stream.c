@@ -1,11 +1,17 @@
 /*
  * stream.c - streams and events.
  *
- * The host backend executes synchronously in issue order (runtime.h), so a
- * stream is bookkeeping: flags, priority, device and an id, and proof that
- * a handle is live (a destroyed or made-up handle must give an error, not
- * a crash).  An event records the time at which it was recorded, which is
- * also when all work before it completed.
+ * A stream is bookkeeping (flags, priority, device, an id, proof that a
+ * handle is live: a destroyed or made-up handle must give an error, not a
+ * crash) plus the backend's stream.  Two execution models:
+ *
+ *  - synchronous backends (the host: no event slots in their table) have
+ *    finished every call when it returns, so syncs are checks, queries say
+ *    ready, and an event holds the time it was recorded;
+ *  - asynchronous backends (event slots filled: OpenCL) run work in the
+ *    background: syncs and queries go to the backend stream, events are
+ *    backend events (markers), cudaStreamWaitEvent orders backend streams.
+ *    The default and per-thread streams are the backend's default stream.
  */
 #include "route/runtime.h"
 #include "route/rt_internal.h"
@@ -32,6 +38,7 @@ struct tfl_rt_event {
     unsigned flags;
     int recorded;
     double t_ms;
+    tfl_event backend_event;  /* asynchronous backends only */
 };
 
 /* cudaEventDisableTiming, as CUDA defines it. */
@@ -45,6 +52,52 @@ static unsigned long long next_stream_id = 16; /* low ids: default streams */
 static int is_special(tfl_rt_stream *s)
 {
     return s == NULL || s == TFL_STREAM_LEGACY || s == TFL_STREAM_PER_THREAD;
+}
+
+/* The backend when it runs work in the background, else NULL. */
+static const tfl_backend *async_backend(void)
+{
+    const tfl_backend *b = tfl_rt_backend();
+    return b && b->event_create && b->event_record && b->stream_wait_event &&
+           b->device_sync ? b : NULL;
+}
+
+int tfl_rt_async(void)
+{
+    return async_backend() != NULL;
+}
+
+tfl_stream tfl_rt_backend_stream(tfl_rt_stream *s)
+{
+    if (is_special(s))
+        return NULL;
+    struct tfl_rt_stream *found;
+    tfl_stream bs = NULL;
+    pthread_mutex_lock(&lock);
+    HASH_FIND_PTR(streams, &s, found);
+    if (found)
+        bs = found->backend_stream;
+    pthread_mutex_unlock(&lock);
+    return bs;
+}
+
+/* CUDA_LAUNCH_BLOCKING=1: every call waits for its work, as CUDA does. */
+static int launch_blocking(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("CUDA_LAUNCH_BLOCKING");
+        v = e && *e == '1';
+    }
+    return v;
+}
+
+tfl_status tfl_rt_issued(tfl_rt_stream *s)
+{
+    const tfl_backend *b = async_backend();
+    if (!b || !launch_blocking())
+        return TFL_OK;
+    return b->stream_sync(tfl_rt_backend_stream(s));
 }
 
 int tfl_rt_stream_valid(tfl_rt_stream *s)
@@ -104,17 +157,43 @@ tfl_status tfl_rt_stream_destroy(tfl_rt_stream *s)
 
 tfl_status tfl_rt_stream_sync(tfl_rt_stream *s)
 {
-    return tfl_rt_stream_valid(s) ? TFL_OK : TFL_ERR_INVALID;
+    if (!tfl_rt_stream_valid(s))
+        return TFL_ERR_INVALID;
+    const tfl_backend *b = async_backend();
+    return b ? b->stream_sync(tfl_rt_backend_stream(s)) : TFL_OK;
 }
 
 tfl_status tfl_rt_stream_query(tfl_rt_stream *s)
 {
-    return tfl_rt_stream_valid(s) ? TFL_OK : TFL_ERR_INVALID;
+    if (!tfl_rt_stream_valid(s))
+        return TFL_ERR_INVALID;
+    const tfl_backend *b = async_backend();
+    return b && b->stream_query ? b->stream_query(tfl_rt_backend_stream(s)) : TFL_OK;
 }
 
 tfl_status tfl_rt_device_sync(void)
 {
-    return TFL_OK;
+    const tfl_backend *b = async_backend();
+    return b ? b->device_sync(tfl_rt_backend_device(tfl_rt_current_device())) : TFL_OK;
+}
+
+tfl_status tfl_rt_stream_wait_event(tfl_rt_stream *s, tfl_rt_event *e)
+{
+    if (!tfl_rt_stream_valid(s) || !tfl_rt_event_valid(e))
+        return TFL_ERR_INVALID;
+    const tfl_backend *b = async_backend();
+    if (!b)
+        return TFL_OK;   /* the event's work is already complete */
+    /* the backend event lives as long as e; CUDA leaves destroying an
+     * event while another thread waits on it undefined */
+    tfl_event be = NULL;
+    pthread_mutex_lock(&lock);
+    struct tfl_rt_event *found;
+    HASH_FIND_PTR(events, &e, found);
+    if (found)
+        be = found->backend_event;
+    pthread_mutex_unlock(&lock);
+    return be ? b->stream_wait_event(tfl_rt_backend_stream(s), be) : TFL_OK;
 }
 
 /* Read a field of a live stream under the lock (NULL/special: defaults). */
@@ -166,8 +245,13 @@ tfl_status tfl_rt_stream_host_fn(tfl_rt_stream *s, void (*fn)(void *), void *dat
 {
     if (!fn || !tfl_rt_stream_valid(s))
         return TFL_ERR_INVALID;
-    fn(data);   /* all earlier work on s has completed: run it now */
-    return TFL_OK;
+    /* Run it once all earlier work on s has completed.  On an asynchronous
+     * backend the caller waits for that: later work on s is then ordered
+     * after fn too, which is what CUDA promises, at the price of the
+     * overlap. */
+    tfl_status st = tfl_rt_stream_sync(s);
+    fn(data);
+    return st;
 }
 
 /* ------------------------------------------------------------- events */
@@ -187,6 +271,12 @@ tfl_status tfl_rt_event_create(unsigned flags, tfl_rt_event **out)
     if (!e)
         return TFL_ERR_NOMEM;
     e->flags = flags;
+    const tfl_backend *b = async_backend();
+    if (b && b->event_create(tfl_rt_backend_device(tfl_rt_current_device()),
+                             &e->backend_event) != TFL_OK) {
+        free(e);
+        return TFL_ERR_NOMEM;
+    }
     pthread_mutex_lock(&lock);
     e->self = e;
     HASH_ADD_PTR(events, self, e);
@@ -205,6 +295,9 @@ tfl_status tfl_rt_event_destroy(tfl_rt_event *e)
     pthread_mutex_unlock(&lock);
     if (!found)
         return TFL_ERR_INVALID;
+    const tfl_backend *b = async_backend();
+    if (b && found->backend_event && b->event_destroy)
+        b->event_destroy(found->backend_event);
     free(found);
     return TFL_OK;
 }
@@ -224,24 +317,50 @@ tfl_status tfl_rt_event_record(tfl_rt_event *e, tfl_rt_stream *s)
         return TFL_ERR_INVALID;
     struct tfl_rt_event *found;
     double t = now_ms();
+    tfl_event be = NULL;
     pthread_mutex_lock(&lock);
     HASH_FIND_PTR(events, &e, found);
     if (found) {
         found->recorded = 1;
         found->t_ms = t;
+        be = found->backend_event;
     }
+    pthread_mutex_unlock(&lock);
+    if (!found)
+        return TFL_ERR_INVALID;
+    const tfl_backend *b = async_backend();
+    return b && be ? b->event_record(be, tfl_rt_backend_stream(s)) : TFL_OK;
+}
+
+/* The backend event of a live e (NULL on a synchronous backend). */
+static tfl_status backend_event(tfl_rt_event *e, tfl_event *out)
+{
+    struct tfl_rt_event *found;
+    pthread_mutex_lock(&lock);
+    HASH_FIND_PTR(events, &e, found);
+    *out = found ? found->backend_event : NULL;
     pthread_mutex_unlock(&lock);
     return found ? TFL_OK : TFL_ERR_INVALID;
 }
 
 tfl_status tfl_rt_event_query(tfl_rt_event *e)
 {
-    return tfl_rt_event_valid(e) ? TFL_OK : TFL_ERR_INVALID;
+    tfl_event be;
+    tfl_status st = backend_event(e, &be);
+    const tfl_backend *b = async_backend();
+    if (st != TFL_OK || !b || !be || !b->event_query)
+        return st;
+    return b->event_query(be);
 }
 
 tfl_status tfl_rt_event_sync(tfl_rt_event *e)
 {
-    return tfl_rt_event_valid(e) ? TFL_OK : TFL_ERR_INVALID;
+    tfl_event be;
+    tfl_status st = backend_event(e, &be);
+    const tfl_backend *b = async_backend();
+    if (st != TFL_OK || !b || !be || !b->event_sync)
+        return st;
+    return b->event_sync(be);
 }
 
 unsigned tfl_rt_event_flags(tfl_rt_event *e)
@@ -277,11 +396,18 @@ tfl_status tfl_rt_event_elapsed(tfl_rt_event *start, tfl_rt_event *end, float *m
     HASH_FIND_PTR(events, &end, b);
     /* CUDA: never-recorded or timing-disabled events are invalid handles
      * for this purpose; work is never pending in the synchronous model. */
+    tfl_event ba = NULL, bb = NULL;
     if (!a || !b || (a->flags & EVENT_DISABLE_TIMING) ||
-        (b->flags & EVENT_DISABLE_TIMING) || !a->recorded || !b->recorded)
+        (b->flags & EVENT_DISABLE_TIMING) || !a->recorded || !b->recorded) {
         st = TFL_ERR_INVALID;
-    else
+    } else {
         *ms = (float)(b->t_ms - a->t_ms);
+        ba = a->backend_event;
+        bb = b->backend_event;
+    }
     pthread_mutex_unlock(&lock);
+    const tfl_backend *bk = async_backend();
+    if (st == TFL_OK && bk && ba && bb && bk->event_elapsed)
+        st = bk->event_elapsed(ba, bb, ms);   /* device time; NOT_READY if pending */
     return st;
 }

@@ -8,6 +8,7 @@
  * against a double-precision host reference; inputs are multiples of 1/4,
  * so fp32 accumulation is exact and only the output rounding may differ.
  */
+// tfl-backends: opencl
 #include "cublas_common.h"
 #include <thread>
 

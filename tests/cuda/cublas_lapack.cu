@@ -7,6 +7,7 @@
  * complex, plus argument errors.  Checks use double/complex<double> host
  * arithmetic on the inputs.
  */
+// tfl-backends: opencl
 #include "cublas_common.h"
 #include <complex>
 

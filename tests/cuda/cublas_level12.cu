@@ -6,6 +6,7 @@
  * y/C under beta = 0, 1-based iamax and bad arguments; each checked against
  * a double-precision host computation.
  */
+// tfl-backends: opencl
 #include "cublas_common.h"
 #include <complex>
 

@@ -14,6 +14,7 @@
  * attribute/type/count combination on every kind (an error status,
  * never a crash).
  */
+// tfl-backends: opencl
 #include "check.h"
 #include <cudnn.h>
 #include <stdint.h>

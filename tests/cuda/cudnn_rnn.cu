@@ -10,6 +10,7 @@
  * h_t = tanh(c_t) / 2 at every step: after T steps of layer 0,
  * cy = cx / 2^T and hy = tanh(cy) / 2 (computed here in double).
  */
+// tfl-backends: opencl
 #include "check.h"
 #include <cudnn.h>
 #include <math.h>

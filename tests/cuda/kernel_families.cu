@@ -5,6 +5,7 @@
 // functor templates, non-inlined calls with local arrays and recursion,
 // dynamic shared memory, device printf, kernels on several streams.
 // tfl-variants: ptx sass zstd lz4 nocomp
+// tfl-backends: opencl
 #include "check.h"
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

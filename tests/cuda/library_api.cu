@@ -4,6 +4,7 @@
 // image is loaded, its kernel launched through cudaLaunchKernel with the
 // cudaKernel_t, its global read back; bad handles and names get CUDA's
 // errors.
+// tfl-backends: opencl
 #include "check.h"
 
 #include <string.h>

@@ -5,6 +5,7 @@
 // printf, an out-of-bounds kernel that must fail with
 // cudaErrorIllegalAddress, each result checked against the host.
 // tfl-variants: ptx sass zstd lz4 nocomp
+// tfl-backends: opencl
 #include "check.h"
 #include <vector>
 

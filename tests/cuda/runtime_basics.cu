@@ -1,5 +1,6 @@
 // runtime_basics.cu - devices, memory, copies, streams and events under
 // torchfl, with CUDA's own error codes for bad input.  No kernels.
+// tfl-backends: opencl
 #include "check.h"
 #include <string.h>
 #include <stdint.h>

@@ -3,6 +3,7 @@
 // cudaGetSymbolAddress/Size, kernels reading and writing them, and bad
 // symbols/ranges refused with CUDA's codes.
 // tfl-variants: sass ptx lz4 nocomp
+// tfl-backends: opencl
 #include "check.h"
 
 __constant__ float coeffs[4] = { 1.0f, 2.0f, 3.0f, 4.0f };

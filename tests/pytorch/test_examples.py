@@ -7,6 +7,12 @@ and initial weights on the CPU and copy them to the device, so both runs start
 from identical numbers; every step's loss must agree within 1e-4 relative
 (fp32; TF32 is off by default for matmul and unused elsewhere here).
 
+Each script runs on two backends: the host (device memory is host memory,
+ops run synchronously) and OpenCL (FL_BACKEND=opencl, on PoCL's CPU device
+here: device memory the host cannot address, asynchronous queues), the
+latter in strict fallback mode: every op of the examples runs natively on
+the OpenCL device.
+
 Needs a built torchfl (marked `torchfl_gpu`); scripts/test.sh runs it:
     $(scripts/setup_venv.sh)/bin/python -m pytest -m torchfl_gpu tests/pytorch/test_examples.py
 """
@@ -28,8 +34,12 @@ EXAMPLES = ["mlp_classifier.py", "gpt_tiny.py", "cnn_classifier.py"]
 STEP_LINE = re.compile(r"^step\s+(\d+)\s+loss\s+(\S+)$", re.M)
 
 
-def run_example(script, device, preload):
+def run_example(script, device, preload, backend="host"):
     env = dict(os.environ)
+    env["FL_BACKEND"] = backend
+    if backend == "opencl":
+        # every op of the examples runs on the device: no fallback allowed
+        env["TORCH_FL_FALLBACK_MODE"] = "strict"
     if preload:
         lib = torchfl_lib()
         if not os.path.exists(lib):
@@ -49,10 +59,24 @@ def run_example(script, device, preload):
     return [losses[i] for i in range(1, STEPS + 1)]
 
 
+_CPU = {}
+
+
+def cpu_losses(script):
+    if script not in _CPU:
+        _CPU[script] = run_example(script, "cpu", preload=False)
+    return _CPU[script]
+
+
+@pytest.mark.parametrize("backend", ["host", "opencl"])
 @pytest.mark.parametrize("script", EXAMPLES)
-def test_cuda_under_torchfl_matches_cpu(script):
-    cpu = run_example(script, "cpu", preload=False)
-    cuda = run_example(script, "cuda", preload=True)
+def test_cuda_under_torchfl_matches_cpu(script, backend):
+    if backend == "opencl":
+        plugin = os.path.join(os.path.dirname(os.path.abspath(torchfl_lib())),
+                              "libtorchfl-opencl.so")
+        assert os.path.exists(plugin), f"{plugin} missing: scripts/setup.sh installs CLBlast and OpenCL"
+    cpu = cpu_losses(script)
+    cuda = run_example(script, "cuda", preload=True, backend=backend)
     assert all(math.isfinite(v) for v in cpu + cuda)
     assert cpu[-1] < cpu[0], "the CPU reference run did not learn"
     bad = [(i + 1, c, g) for i, (c, g) in enumerate(zip(cpu, cuda))

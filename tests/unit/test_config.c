@@ -451,7 +451,7 @@ static void test_shipped_file(void)
     }
     fclose(in);
     fclose(o);
-    CHECK(uncommented == 14, "%d keys documented in the shipped file", uncommented);
+    CHECK(uncommented == 19, "%d keys documented in the shipped file", uncommented);
     tfl_config_defaults(&c);
     ms.n = 0;
     CHECK(tfl_config_parse_file_ex(out, &c, collect, &ms) == 0, "uncommented: %s",
@@ -472,10 +472,12 @@ static void test_global(void)
     char path[512], logpath[512];
     snprintf(path, sizeof path, "%s/global.conf", tmpdir);
     snprintf(logpath, sizeof logpath, "%s/stderr.txt", tmpdir);
-    write_file(path, "mem.pool_size = 2G\nwhat = 1\nhost.threads = 3\n");
+    write_file(path, "mem.pool_size = 2G\nwhat = 1\nhost.threads = 3\n"
+                     "[opencl]\ndevice = 2\nplatform = Portable\n");
     clear_env();
     setenv("TORCHFL_CONFIG", path, 1);
     setenv("TORCH_FL_STREAM_NUM", "5", 1);
+    setenv("TORCHFL_OPENCL_PLATFORM", "NVIDIA CUDA", 1);
 
     /* capture stderr to count how often the bad line is logged */
     fflush(stderr);
@@ -505,6 +507,16 @@ static void test_global(void)
           "tfl_config_value");
     CHECK(tfl_config_value("what") == NULL && tfl_config_value(NULL) == NULL,
           "unknown key has no value");
+    /* a backend's own section: kept verbatim for its plugin, and
+     * TORCHFL_<SECTION>_<KEY> overrides it */
+    CHECK(tfl_config_value("opencl.device") &&
+          strcmp(tfl_config_value("opencl.device"), "2") == 0, "backend key");
+    CHECK(tfl_config_value("opencl.platform") &&
+          strcmp(tfl_config_value("opencl.platform"), "NVIDIA CUDA") == 0,
+          "backend key from the environment");
+    CHECK(tfl_config_value("opencl.nope") == NULL &&
+          tfl_config_value("host.nope") == NULL, "absent backend key, core section");
+    unsetenv("TORCHFL_OPENCL_PLATFORM");
 
     FILE *in = fopen(logpath, "r");
     char line[1024], want[700];

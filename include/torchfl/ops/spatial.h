@@ -31,8 +31,9 @@
 typedef enum tfl_spatial_kind {
     /* out = max of in over the window; indices (same strides as out) get
      * the argmax as h * in_w + w inside its plane.  A NaN wins (the
-     * first NaN); ties keep the first in row-major window order.  The
-     * window of output (oh, ow) starts at oh*stride_h - pad_h and takes
+     * last NaN: each replaces the best so far, as in PyTorch's kernel);
+     * ties keep the first in row-major window order.  The window of
+     * output (oh, ow) starts at oh*stride_h - pad_h and takes
      * kernel_h rows dilation_h apart (likewise w), clipped to the image. */
     TFL_SPATIAL_MAXPOOL_FWD = 1,
     /* in[plane][indices[o]] gets out[o] for every output position o of

@@ -154,6 +154,14 @@ cublasStatus_t tfl_cublas_read_scalar(int device_mode, const void *p, size_t n,
                       fn, what, p);
             return CUBLAS_STATUS_INVALID_VALUE;
         }
+        if (!tfl_route_host_addressable()) {
+            /* device memory the host cannot read: copy it over once the
+             * device has written it (any stream may have) */
+            if (tfl_rt_device_sync() != TFL_OK ||
+                tfl_rt_memcpy_kind(out, p, n, 2 /* D2H */, NULL) != TFL_OK)
+                return CUBLAS_STATUS_EXECUTION_FAILED;
+            return CUBLAS_STATUS_SUCCESS;
+        }
     }
     memcpy(out, p, n);
     return CUBLAS_STATUS_SUCCESS;

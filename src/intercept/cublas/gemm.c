@@ -15,6 +15,7 @@
 
 #include "common/half.h"
 #include "common/log.h"
+#include "route/runtime.h"
 
 /* Host copies of alpha and beta: f[0..1] / f[4..5] or d[0..1] / d[2..3]. */
 typedef union scalars { float f[8]; double d[4]; } scalars;
@@ -122,7 +123,7 @@ static int combo_ok(cudaDataType ta, cudaDataType tb, cudaDataType tc, int comp)
     }
 }
 
-static cublasStatus_t gemm_run(const gemm_args *g)
+static cublasStatus_t gemm_checked(const gemm_args *g)
 {
     struct cublasContext *h = tfl_cublas_handle_get(g->handle);
     if (!h)
@@ -216,6 +217,14 @@ static cublasStatus_t gemm_run(const gemm_args *g)
     }
     o->epilogue = TFL_EPI_NONE;
     return tfl_cublas_run(&op, h->stream, g->fn);
+}
+
+/* Pointer arrays live in device memory, and gemm_checked reads them to
+ * check every matrix: through host views when the host cannot address
+ * the backend's memory. */
+static cublasStatus_t gemm_run(const gemm_args *g)
+{
+    return g->pointer_array ? TFL_HOST_ACCESS(gemm_checked(g)) : gemm_checked(g);
 }
 
 /* Compute type of the typed entry points: fp32 honours the TF32 math mode

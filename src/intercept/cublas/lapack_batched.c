@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "route/runtime.h"
 
 #define HANDLE(hh) struct cublasContext *h = tfl_cublas_handle_get(hh); \
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED
@@ -79,7 +80,7 @@ static cublasStatus_t getrf(const char *fn, cublasHandle_t handle, tfl_dtype t, 
 #define GETRF(NAME, T, TY)                                                           \
 cublasStatus_t NAME(cublasHandle_t handle, int n, T *const A[], int lda, int *P,     \
                     int *info, int batch)                                            \
-{ return getrf(#NAME, handle, TY, n, (void *const *)A, lda, P, info, batch); }
+{ return TFL_HOST_ACCESS(getrf(#NAME, handle, TY, n, (void *const *)A, lda, P, info, batch)); }
 GETRF(cublasSgetrfBatched, float, TFL_DT_F32)
 GETRF(cublasDgetrfBatched, double, TFL_DT_F64)
 GETRF(cublasCgetrfBatched, cuComplex, TFL_DT_C64)
@@ -127,8 +128,8 @@ static cublasStatus_t getrs(const char *fn, cublasHandle_t handle, tfl_dtype t, 
 cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, \
                     const T *const A[], int lda, const int *ipiv, T *const B[],      \
                     int ldb, int *info, int batch)                                   \
-{ return getrs(#NAME, handle, TY, trans, n, nrhs, (const void *const *)A, lda, ipiv, \
-               (void *const *)B, ldb, info, batch); }
+{ return TFL_HOST_ACCESS(getrs(#NAME, handle, TY, trans, n, nrhs, (const void *const *)A, \
+               lda, ipiv, (void *const *)B, ldb, info, batch)); }
 GETRS(cublasSgetrsBatched, float, TFL_DT_F32)
 GETRS(cublasDgetrsBatched, double, TFL_DT_F64)
 GETRS(cublasCgetrsBatched, cuComplex, TFL_DT_C64)
@@ -168,8 +169,8 @@ static cublasStatus_t geqrf(const char *fn, cublasHandle_t handle, tfl_dtype t, 
 #define GEQRF(NAME, T, TY)                                                           \
 cublasStatus_t NAME(cublasHandle_t handle, int m, int n, T *const A[], int lda,      \
                     T *const Tau[], int *info, int batch)                            \
-{ return geqrf(#NAME, handle, TY, m, n, (void *const *)A, lda, (void *const *)Tau,   \
-               info, batch); }
+{ return TFL_HOST_ACCESS(geqrf(#NAME, handle, TY, m, n, (void *const *)A, lda,        \
+               (void *const *)Tau, info, batch)); }
 GEQRF(cublasSgeqrfBatched, float, TFL_DT_F32)
 GEQRF(cublasDgeqrfBatched, double, TFL_DT_F64)
 GEQRF(cublasCgeqrfBatched, cuComplex, TFL_DT_C64)
@@ -221,8 +222,8 @@ static cublasStatus_t gels(const char *fn, cublasHandle_t handle, tfl_dtype t, i
 cublasStatus_t NAME(cublasHandle_t handle, cublasOperation_t trans, int m, int n,    \
                     int nrhs, T *const A[], int lda, T *const C[], int ldc,          \
                     int *info, int *dev_info, int batch)                             \
-{ return gels(#NAME, handle, TY, trans, m, n, nrhs, (void *const *)A, lda,           \
-              (void *const *)C, ldc, info, dev_info, batch); }
+{ return TFL_HOST_ACCESS(gels(#NAME, handle, TY, trans, m, n, nrhs, (void *const *)A, \
+              lda, (void *const *)C, ldc, info, dev_info, batch)); }
 GELS(cublasSgelsBatched, float, TFL_DT_F32)
 GELS(cublasDgelsBatched, double, TFL_DT_F64)
 GELS(cublasCgelsBatched, cuComplex, TFL_DT_C64)

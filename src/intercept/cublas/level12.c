@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "route/runtime.h"
 
 #define HANDLE(hh) struct cublasContext *h = tfl_cublas_handle_get(hh); \
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED
@@ -366,8 +367,8 @@ cublasStatus_t NAME##SUF(cublasHandle_t handle, cublasSideMode_t side,          
                          cublasFillMode_t uplo, cublasOperation_t trans,             \
                          cublasDiagType_t diag, IT m, IT n, const T *alpha,          \
                          const T *const A[], IT lda, T *const B[], IT ldb, IT batch)  \
-{ return trsm_batched(#NAME, handle, TY, side, uplo, trans, diag, m, n, alpha,       \
-                      (const void *const *)A, lda, (void *const *)B, ldb, batch); }
+{ return TFL_HOST_ACCESS(trsm_batched(#NAME, handle, TY, side, uplo, trans, diag, m, \
+                      n, alpha, (const void *const *)A, lda, (void *const *)B, ldb, batch)); }
 TRSMB(cublasStrsmBatched, , int, float, T_S)
 TRSMB(cublasDtrsmBatched, , int, double, T_D)
 TRSMB(cublasCtrsmBatched, , int, cuComplex, T_C)

@@ -25,6 +25,10 @@ cudaError_t tfl_cudart_enter(void);
 
 /* Map a route status to the runtime's code for the common cases. */
 cudaError_t tfl_cudart_from_status(tfl_status st);
+/* A sync, query or wait on asynchronous work: TFL_ERR_NOT_READY is
+ * cudaErrorNotReady, TFL_ERR_DEVICE a sticky launch failure, TFL_ERR_INVALID
+ * a bad handle; TFL_OK returns the sticky error, if any. */
+cudaError_t tfl_cudart_async(tfl_status st);
 
 /* Every entry point returns through RET, so failures set the last error. */
 #define RET(e) return tfl_cudart_ret(e)

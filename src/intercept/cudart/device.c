@@ -159,8 +159,7 @@ cudaError_t cudaDeviceSynchronize(void)
     cudaError_t s = tfl_cudart_sticky();
     if (s != cudaSuccess)
         RET(s);
-    tfl_rt_device_sync();
-    return cudaSuccess;
+    RET(tfl_cudart_async(tfl_rt_device_sync()));
 }
 
 cudaError_t cudaDeviceReset(void)

@@ -57,6 +57,20 @@ cudaError_t tfl_cudart_from_status(tfl_status st)
     }
 }
 
+cudaError_t tfl_cudart_async(tfl_status st)
+{
+    switch (st) {
+    case TFL_OK:            return tfl_cudart_sticky();
+    case TFL_ERR_NOT_READY: return cudaErrorNotReady;
+    case TFL_ERR_INVALID:   return cudaErrorInvalidResourceHandle;
+    case TFL_ERR_DEVICE:
+        /* background work failed: the process is poisoned, as on a GPU */
+        tfl_cudart_set_sticky(cudaErrorLaunchFailure);
+        return tfl_cudart_sticky();
+    default:                return tfl_cudart_from_status(st);
+    }
+}
+
 cudaError_t tfl_cudart_enter(void)
 {
     cudaError_t e = tfl_cudart_init();

@@ -1,7 +1,8 @@
 /*
  * stream.c - CUDA runtime streams, events, host functions and capture
- * queries.  Execution is synchronous in issue order (src/route/runtime.h),
- * so queries answer "done" and nothing is ever being captured.
+ * queries.  Route runs the work (synchronously on the host backend, in
+ * the background on an asynchronous one: src/route/runtime.h); nothing is
+ * ever being captured.
  */
 #include "cudart/cudart_internal.h"
 #include "route/runtime.h"
@@ -57,12 +58,20 @@ static cudaError_t check_stream(cudaStream_t stream)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    RET(check_stream(stream));
+    cudaError_t e = check_stream(stream);
+    if (e != cudaSuccess)
+        RET(e);
+    RET(tfl_cudart_async(tfl_rt_stream_sync(S(stream))));
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    RET(check_stream(stream));
+    cudaError_t e = check_stream(stream);
+    if (e != cudaSuccess)
+        RET(e);
+    /* cudaErrorNotReady is an answer, not an error: not recorded */
+    cudaError_t q = tfl_cudart_async(tfl_rt_stream_query(S(stream)));
+    return q == cudaErrorNotReady ? q : tfl_cudart_ret(q);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
@@ -74,7 +83,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
         RET(cudaErrorInvalidResourceHandle);
     if (flags & ~1u)  /* cudaEventWaitExternal */
         RET(cudaErrorInvalidValue);
-    return cudaSuccess;  /* the event's work is already complete */
+    RET(tfl_cudart_async(tfl_rt_stream_wait_event(S(stream), E(event))));
 }
 
 cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
@@ -252,17 +261,18 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     INIT_OR_RET();
-    if (tfl_rt_event_query(E(event)) != TFL_OK)
+    if (!tfl_rt_event_valid(E(event)))
         RET(cudaErrorInvalidResourceHandle);
-    return tfl_cudart_sticky();
+    cudaError_t q = tfl_cudart_async(tfl_rt_event_query(E(event)));
+    return q == cudaErrorNotReady ? q : tfl_cudart_ret(q);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     INIT_OR_RET();
-    if (tfl_rt_event_sync(E(event)) != TFL_OK)
+    if (!tfl_rt_event_valid(E(event)))
         RET(cudaErrorInvalidResourceHandle);
-    RET(tfl_cudart_sticky());
+    RET(tfl_cudart_async(tfl_rt_event_sync(E(event))));
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
@@ -270,7 +280,8 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     if (!ms)
         RET(cudaErrorInvalidValue);
     INIT_OR_RET();
-    if (tfl_rt_event_elapsed(E(start), E(end), ms) != TFL_OK)
-        RET(cudaErrorInvalidResourceHandle);
-    return cudaSuccess;
+    tfl_status st = tfl_rt_event_elapsed(E(start), E(end), ms);
+    if (st == TFL_ERR_NOT_READY)
+        return cudaErrorNotReady;
+    RET(st == TFL_OK ? cudaSuccess : tfl_cudart_async(st));
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "route/runtime.h"
 
 #define HANDLE(hh) struct cusolverDnContext *h = tfl_cusolver_handle_get(hh); \
     if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED
@@ -244,7 +245,8 @@ cusolverStatus_t BNAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, 
                        T *A[], int lda, int *info, int batch)                         \
 { if (batch > 0) { cusolverStatus_t st = check_ptrs(A, batch, #BNAME);                \
                    if (st) return st; }                                               \
-  return potrf(#BNAME, handle, TY, uplo, n, (void *const *)A, lda, info, batch); }    \
+  return TFL_HOST_ACCESS(potrf(#BNAME, handle, TY, uplo, n, (void *const *)A, lda,   \
+                               info, batch)); }                                      \
 cusolverStatus_t SNAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,       \
                        int nrhs, const T *A, int lda, T *B, int ldb, int *info)       \
 { const void *a[1] = {A}; void *b[1] = {B};                                           \
@@ -255,8 +257,8 @@ cusolverStatus_t BSNAME(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,
 { if (batch > 0) { cusolverStatus_t st = check_ptrs(A, batch, #BSNAME);               \
                    if (!st) st = check_ptrs(B, batch, #BSNAME);                       \
                    if (st) return st; }                                               \
-  return potrs(#BSNAME, handle, TY, uplo, n, nrhs, (const void *const *)A, lda,       \
-               (void *const *)B, ldb, info, batch); }
+  return TFL_HOST_ACCESS(potrs(#BSNAME, handle, TY, uplo, n, nrhs,                    \
+               (const void *const *)A, lda, (void *const *)B, ldb, info, batch)); }
 POTRF(cusolverDnSpotrf, cusolverDnSpotrfBatched, cusolverDnSpotrs,
       cusolverDnSpotrsBatched, float, TFL_DT_F32)
 POTRF(cusolverDnDpotrf, cusolverDnDpotrfBatched, cusolverDnDpotrs,

@@ -116,8 +116,10 @@ CUresult CUDAAPI cuStreamQuery_ptsz(CUstream h) { return query_impl(h, 1); }
 static CUresult wait_event_impl(CUstream hs, CUevent ev, unsigned flags, int pt)
 {
     tfl_rt_stream *s;
-    /* The recorded work is complete already: nothing to wait for. */
-    return stream_event_args(hs, pt, ev, flags, CU_EVENT_WAIT_EXTERNAL, &s);
+    CUresult r = stream_event_args(hs, pt, ev, flags, CU_EVENT_WAIT_EXTERNAL, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return tfl_drv_status(tfl_rt_stream_wait_event(s, (tfl_rt_event *)ev));
 }
 CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int f)
 { return wait_event_impl(h, e, f, 0); }
@@ -436,10 +438,11 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUe
     tfl_rt_event *a = (tfl_rt_event *)hStart, *b = (tfl_rt_event *)hEnd;
     if (!tfl_rt_event_valid(a) || !tfl_rt_event_valid(b))
         return CUDA_ERROR_INVALID_HANDLE;
-    /* never recorded, or made with CU_EVENT_DISABLE_TIMING */
-    if (tfl_rt_event_elapsed(a, b, pMilliseconds) != TFL_OK)
+    /* never recorded, or made with CU_EVENT_DISABLE_TIMING; or pending */
+    tfl_status st = tfl_rt_event_elapsed(a, b, pMilliseconds);
+    if (st == TFL_ERR_INVALID)
         return CUDA_ERROR_INVALID_HANDLE;
-    return CUDA_SUCCESS;
+    return tfl_drv_status(st);
 }
 
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
