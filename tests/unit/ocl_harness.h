@@ -24,6 +24,11 @@
  *                             tolerance (ocl_h_tol: about an ulp a dtype)
  *   ocl_h_buf                 a host operand and its device twin
  *   ocl_h_run_both            an op on the host backend and natively
+ *   ocl_h_pool                a case's typed buffers and their twins:
+ *                             _add/_up/_dev build an op on either side,
+ *                             _case runs it both ways and compares every
+ *                             buffer (ocl_h_tol_sum: sums of many terms),
+ *                             _refused checks a refusal
  *
  * The plugin's path comes from the build (TFL_OPENCL_PLUGIN).
  */
@@ -341,6 +346,165 @@ static inline void ocl_h_buf_drop(ocl_h_buf *b)
 static inline void *ocl_h_at(const ocl_h_buf *b, int dev)
 {
     return dev ? b->d : b->h;
+}
+
+/* ------------------------------------------------------------ buffer pools */
+
+/* The typed buffers one test case allocates (n elements of t each, at
+ * least one element's room), so that an op built on the host copies can
+ * be moved to the device twins (ocl_h_pool_dev) and every buffer compared
+ * after the run (ocl_h_pool_compare).  Zero-initialise a pool. */
+enum { OCL_H_POOL_MAX = 32 };
+
+typedef struct ocl_h_pbuf {
+    ocl_h_buf b;
+    tfl_dtype t;
+    int64_t n;
+} ocl_h_pbuf;
+
+typedef struct ocl_h_pool {
+    int n;
+    ocl_h_pbuf buf[OCL_H_POOL_MAX];
+    int64_t compared, exact;        /* elements compared, bit-identical */
+} ocl_h_pool;
+
+/* A new zeroed host buffer of n elements of t in p (fill it, then
+ * ocl_h_pool_up); its device twin is allocated, not yet written. */
+static inline void *ocl_h_pool_add(ocl_h_pool *p, tfl_dtype t, int64_t n)
+{
+    if (p->n == OCL_H_POOL_MAX) {
+        fprintf(stderr, "more than %d buffers in a pool\n", OCL_H_POOL_MAX);
+        exit(1);
+    }
+    ocl_h_pbuf *b = &p->buf[p->n++];
+    b->b = ocl_h_buf_new((size_t)(n > 0 ? n : 1) * tfl_dtype_size(t));
+    b->t = t;
+    b->n = n;
+    return b->b.h;
+}
+
+/* The pool buffer whose host copy holds host address h, or NULL. */
+static inline ocl_h_pbuf *ocl_h_pool_find(ocl_h_pool *p, const void *h)
+{
+    for (int i = 0; i < p->n; i++) {
+        const char *b = p->buf[i].b.h;
+        if ((const char *)h >= b && (const char *)h < b + p->buf[i].b.bytes)
+            return &p->buf[i];
+    }
+    return NULL;
+}
+
+/* The host copy of the buffer holding h onto its device twin (after
+ * filling it, or after changing it). */
+static inline void ocl_h_pool_up(ocl_h_pool *p, const void *h)
+{
+    ocl_h_pbuf *b = ocl_h_pool_find(p, h);
+    if (b)
+        ocl_h_buf_up(&b->b);
+}
+
+/* The device address of host address h (NULL stays NULL); h outside the
+ * pool ends the test. */
+static inline void *ocl_h_pool_dev(ocl_h_pool *p, const void *h)
+{
+    if (!h)
+        return NULL;
+    ocl_h_pbuf *b = ocl_h_pool_find(p, h);
+    if (!b) {
+        fprintf(stderr, "pointer %p is in no buffer\n", h);
+        exit(1);
+    }
+    return (char *)b->b.d + ((const char *)h - (const char *)b->b.h);
+}
+
+static inline void ocl_h_pool_free(ocl_h_pool *p)
+{
+    for (int i = 0; i < p->n; i++)
+        ocl_h_buf_drop(&p->buf[i].b);
+    p->n = 0;
+}
+
+/* Tolerances for pool buffers holding sums of many terms (convolution,
+ * normalisation, pooling): about one unit in the last place of float16 /
+ * bfloat16, 1e-4 relative otherwise, integers (indices) exactly; and a
+ * floor, as a fraction of the buffer's largest magnitude, for sums that
+ * cancel: 1e-6 for float32, the tolerance itself for the half types
+ * (they round at their operands' scale). */
+static inline double ocl_h_tol_sum(tfl_dtype t)
+{
+    switch (t) {
+    case TFL_DT_F16: return 2e-3;
+    case TFL_DT_BF16: return 1.6e-2;
+    case TFL_DT_I8: case TFL_DT_U8: case TFL_DT_I32: case TFL_DT_I64: case TFL_DT_BOOL: return 0;
+    default: return 1e-4;
+    }
+}
+
+static inline double ocl_h_floor_sum(tfl_dtype t)
+{
+    return t == TFL_DT_F32 ? 1e-6 : ocl_h_tol_sum(t);
+}
+
+/* Every buffer's device copy against its host copy: element w and g
+ * agree when both are NaN, equal, or |w - g| <= rel(t) |w| + floor_of(t) mx,
+ * mx the buffer's largest host magnitude (sums that cancel round at
+ * their operands' scale).  The first mismatches of each buffer are
+ * printed; a mismatch fails the check. */
+static inline void ocl_h_pool_compare(ocl_h_pool *p, const char *what, double (*rel)(tfl_dtype),
+                                      double (*floor_of)(tfl_dtype))
+{
+    for (int k = 0; k < p->n; k++) {
+        const ocl_h_pbuf *b = &p->buf[k];
+        void *got = ocl_h_buf_down(&b->b);
+        double mx = 0;
+        for (int64_t i = 0; i < b->n; i++)
+            mx = fmax(mx, fabs(ocl_h_ld(b->t, b->b.h, i)));
+        const double tol = rel(b->t), fl = floor_of(b->t) * mx;
+        int bad = 0;
+        for (int64_t i = 0; i < b->n; i++) {
+            double w = ocl_h_ld(b->t, b->b.h, i), g = ocl_h_ld(b->t, got, i);
+            p->compared++;
+            if ((isnan(w) && isnan(g)) || w == g) {
+                p->exact++;
+                continue;
+            }
+            if (!(fabs(w - g) <= tol * fabs(w) + fl) && bad++ < 4)
+                fprintf(stderr, "%s (%s): buffer %d [%lld]: host %.9g opencl %.9g\n", what,
+                        ocl_h_dt_name(b->t), k, (long long)i, w, g);
+        }
+        OCL_H_CHECK(bad == 0);
+        free(got);
+    }
+}
+
+/* hop on the host backend and dop (hop on the pool's device twins)
+ * natively; when both ran, every pool buffer compared as
+ * ocl_h_pool_compare does.  Frees the pool; returns dop's status (not
+ * TFL_OK: a failure, printed). */
+static inline tfl_status ocl_h_pool_case(ocl_h_pool *p, const char *what, const tfl_op *hop,
+                                         const tfl_op *dop, double (*rel)(tfl_dtype),
+                                         double (*floor_of)(tfl_dtype))
+{
+    OCL_H_CHECK(tfl_host_backend.op_run(hop, NULL) == TFL_OK);
+    tfl_status st = ocl_h_run(dop);
+    if (st != TFL_OK) {
+        fprintf(stderr, "%s: opencl status %d\n", what, (int)st);
+        OCL_H_CHECK(st == TFL_OK);
+    } else {
+        ocl_h_pool_compare(p, what, rel, floor_of);
+    }
+    ocl_h_pool_free(p);
+    return st;
+}
+
+/* dop must be refused (nothing runs).  Frees the pool. */
+static inline void ocl_h_pool_refused(ocl_h_pool *p, const char *what, const tfl_op *dop)
+{
+    if (ocl_h->op_supported(dop)) {
+        fprintf(stderr, "%s: accepted, should be refused\n", what);
+        OCL_H_CHECK(0);
+    }
+    ocl_h_pool_free(p);
 }
 
 static inline int ocl_h_finish(const char *name)

@@ -31,111 +31,28 @@
 /* ------------------------------------------------------------ buffers */
 
 static uint32_t rng = 88172645u;
-
-static double urand(double lo, double hi)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return lo + (hi - lo) * (double)(rng >> 8) / 16777216.0;
-}
-
-static double get(tfl_dtype t, const void *p, int64_t i)
-{
-    switch (t) {
-    case TFL_DT_F16: return tfl_f16_to_f32(((const uint16_t *)p)[i]);
-    case TFL_DT_BF16: return tfl_bf16_to_f32(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
-static void put(tfl_dtype t, void *p, int64_t i, double v)
-{
-    switch (t) {
-    case TFL_DT_F16: ((uint16_t *)p)[i] = tfl_f32_to_f16((float)v); break;
-    case TFL_DT_BF16: ((uint16_t *)p)[i] = tfl_f32_to_bf16((float)v); break;
-    default: ((float *)p)[i] = (float)v; break;
-    }
-}
-
-/* A buffer on both sides: h is what the host op sees, d the device copy. */
-typedef struct buf {
-    tfl_dtype t;
-    int64_t n;
-    size_t bytes;
-    void *h, *d;
-} buf;
-
-enum { MAXB = 24 };
-static buf pool[MAXB];
-static int npool;
+static ocl_h_pool pool;
 
 /* n elements of type t, random in [lo, hi]. */
 static void *mk(tfl_dtype t, int64_t n, double lo, double hi)
 {
-    buf *b = &pool[npool++];
-    b->t = t;
-    b->n = n;
-    b->bytes = (size_t)(n > 0 ? n : 1) * tfl_dtype_size(t);
-    b->h = calloc(1, b->bytes);
+    void *h = ocl_h_pool_add(&pool, t, n);
     for (int64_t i = 0; i < n; i++)
-        put(t, b->h, i, urand(lo, hi));
-    b->d = ocl_h_dev(b->h, b->bytes);
-    return b->h;
+        ocl_h_st(t, h, i, ocl_h_urand32(&rng, lo, hi));
+    ocl_h_pool_up(&pool, h);
+    return h;
 }
 
 /* The device address of host address p (NULL stays NULL). */
 static void *dv(const void *p)
 {
-    if (!p)
-        return NULL;
-    for (int i = 0; i < npool; i++) {
-        const char *h = pool[i].h;
-        if ((const char *)p >= h && (const char *)p < h + pool[i].bytes)
-            return (char *)pool[i].d + ((const char *)p - h);
-    }
-    fprintf(stderr, "pointer %p is in no buffer\n", p);
-    exit(1);
+    return ocl_h_pool_dev(&pool, p);
 }
 
-static void pool_free(void)
+/* A floor of 1% of the buffer's largest magnitude times the tolerance. */
+static double floor_of(tfl_dtype t)
 {
-    for (int i = 0; i < npool; i++) {
-        free(pool[i].h);
-        ocl_h_free(pool[i].d, pool[i].bytes);
-    }
-    npool = 0;
-}
-
-static double tol_of(tfl_dtype t)
-{
-    return t == TFL_DT_F16 ? 2e-3 : t == TFL_DT_BF16 ? 1.6e-2 : 1e-4;
-}
-
-/* Every buffer: the device's copy against the host's. */
-static void compare_all(const char *what)
-{
-    for (int b = 0; b < npool; b++) {
-        buf *p = &pool[b];
-        void *got = malloc(p->bytes);
-        ocl_h_get(got, p->d, p->bytes);
-        double mx = 0, tol = tol_of(p->t);
-        for (int64_t i = 0; i < p->n; i++)
-            mx = fmax(mx, fabs(get(p->t, p->h, i)));
-        int bad = 0;
-        for (int64_t i = 0; i < p->n; i++) {
-            double w = get(p->t, p->h, i), g = get(p->t, got, i);
-            if ((isnan(w) && isnan(g)) || w == g)
-                continue;
-            if (!(fabs(w - g) <= tol * (fabs(w) + 1e-2 * mx))) {
-                if (bad++ < 4)
-                    fprintf(stderr, "%s: buffer %d [%lld]: host %.9g opencl %.9g\n", what, b,
-                            (long long)i, w, g);
-            }
-        }
-        CHECK(bad == 0);
-        free(got);
-    }
+    return 1e-2 * ocl_h_tol_sum(t);
 }
 
 /* ------------------------------------------------------------ running */
@@ -168,16 +85,8 @@ static void run_case(const char *what, const tfl_batchnorm_op *o)
     hop.u.batchnorm = *o;
     tfl_op dop = hop;
     dop.u.batchnorm = to_dev(o);
-    CHECK(tfl_host_backend.op_run(&hop, NULL) == TFL_OK);
-    tfl_status st = ocl_h_run(&dop);
-    if (st != TFL_OK) {
-        fprintf(stderr, "%s: opencl status %d\n", what, (int)st);
-        CHECK(st == TFL_OK);
-    } else {
-        compare_all(what);
-    }
+    ocl_h_pool_case(&pool, what, &hop, &dop, ocl_h_tol_sum, floor_of);
     cases++;
-    pool_free();
 }
 
 /* o must be refused (host pointers are fine: nothing runs). */
@@ -185,12 +94,8 @@ static void expect_refused(const char *what, const tfl_batchnorm_op *o)
 {
     tfl_op dop = { .kind = TFL_OP_BATCHNORM, .name = what };
     dop.u.batchnorm = to_dev(o);
-    if (ocl_h->op_supported(&dop)) {
-        fprintf(stderr, "%s: accepted, should be refused\n", what);
-        CHECK(0);
-    }
+    ocl_h_pool_refused(&pool, what, &dop);
     refused_ok++;
-    pool_free();
 }
 
 /* ------------------------------------------------------------ cases */
@@ -491,7 +396,7 @@ static void test_refused(void)
     dop.u.batchnorm = h;
     dop.u.batchnorm.mean = dv(h.mean);
     CHECK(!ocl_h->op_supported(&dop));
-    pool_free();
+    ocl_h_pool_free(&pool);
 
     /* a map whose output is broadcast: one element written many times */
     tfl_batchnorm_op m = { .map_code = TFL_BN_MAP_MUL, .nout = 1, .nin = 2 };

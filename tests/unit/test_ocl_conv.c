@@ -32,115 +32,21 @@
 /* ------------------------------------------------------------ buffers */
 
 static uint32_t rng = 362436069u;
-
-static double urand(double lo, double hi)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return lo + (hi - lo) * (double)(rng >> 8) / 16777216.0;
-}
-
-static double get(tfl_dtype t, const void *p, int64_t i)
-{
-    switch (t) {
-    case TFL_DT_F16: return tfl_f16_to_f32(((const uint16_t *)p)[i]);
-    case TFL_DT_BF16: return tfl_bf16_to_f32(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
-static void put(tfl_dtype t, void *p, int64_t i, double v)
-{
-    switch (t) {
-    case TFL_DT_F16: ((uint16_t *)p)[i] = tfl_f32_to_f16((float)v); break;
-    case TFL_DT_BF16: ((uint16_t *)p)[i] = tfl_f32_to_bf16((float)v); break;
-    default: ((float *)p)[i] = (float)v; break;
-    }
-}
-
-typedef struct buf {
-    tfl_dtype t;
-    int64_t n;
-    size_t bytes;
-    void *h, *d;
-} buf;
-
-enum { MAXB = 8 };
-static buf pool[MAXB];
-static int npool;
+static ocl_h_pool pool;
 
 /* n elements of type t, random in [-1, 1] (nan: every one NaN). */
 static void *mk(tfl_dtype t, int64_t n, int nan)
 {
-    buf *b = &pool[npool++];
-    b->t = t;
-    b->n = n;
-    b->bytes = (size_t)(n > 0 ? n : 1) * tfl_dtype_size(t);
-    b->h = calloc(1, b->bytes);
+    void *h = ocl_h_pool_add(&pool, t, n);
     for (int64_t i = 0; i < n; i++)
-        put(t, b->h, i, nan ? NAN : urand(-1, 1));
-    b->d = ocl_h_dev(b->h, b->bytes);
-    return b->h;
+        ocl_h_st(t, h, i, nan ? NAN : ocl_h_urand32(&rng, -1, 1));
+    ocl_h_pool_up(&pool, h);
+    return h;
 }
 
 static void *dv(const void *p)
 {
-    if (!p)
-        return NULL;
-    for (int i = 0; i < npool; i++) {
-        const char *h = pool[i].h;
-        if ((const char *)p >= h && (const char *)p < h + pool[i].bytes)
-            return (char *)pool[i].d + ((const char *)p - h);
-    }
-    fprintf(stderr, "pointer %p is in no buffer\n", p);
-    exit(1);
-}
-
-static void pool_free(void)
-{
-    for (int i = 0; i < npool; i++) {
-        free(pool[i].h);
-        ocl_h_free(pool[i].d, pool[i].bytes);
-    }
-    npool = 0;
-}
-
-static double tol_of(tfl_dtype t)
-{
-    return t == TFL_DT_F16 ? 2e-3 : t == TFL_DT_BF16 ? 1.6e-2 : 1e-4;
-}
-
-static int64_t compared, exact;
-
-static void compare_all(const char *what)
-{
-    for (int b = 0; b < npool; b++) {
-        buf *p = &pool[b];
-        void *got = malloc(p->bytes);
-        ocl_h_get(got, p->d, p->bytes);
-        double tol = tol_of(p->t), mx = 0;
-        for (int64_t i = 0; i < p->n; i++)
-            if (!isnan(get(p->t, p->h, i)))
-                mx = fmax(mx, fabs(get(p->t, p->h, i)));
-        const double floor = p->t == TFL_DT_F32 ? 1e-6 * mx : tol * mx;
-        int bad = 0;
-        for (int64_t i = 0; i < p->n; i++) {
-            double w = get(p->t, p->h, i), g = get(p->t, got, i);
-            compared++;
-            if ((isnan(w) && isnan(g)) || w == g) {
-                exact++;
-                continue;
-            }
-            if (!(fabs(w - g) <= tol * fabs(w) + floor)) {
-                if (bad++ < 4)
-                    fprintf(stderr, "%s: buffer %d [%lld]: host %.9g opencl %.9g\n", what, b,
-                            (long long)i, w, g);
-            }
-        }
-        CHECK(bad == 0);
-        free(got);
-    }
+    return ocl_h_pool_dev(&pool, p);
 }
 
 /* ------------------------------------------------------------ cases */
@@ -228,28 +134,16 @@ static void run_op(const char *what, const tfl_conv_op *o)
     tfl_op hop = { .kind = TFL_OP_CONV, .name = what };
     hop.u.conv = *o;
     tfl_op dop = dev_op(o);
-    CHECK(tfl_host_backend.op_run(&hop, NULL) == TFL_OK);
-    tfl_status st = ocl_h_run(&dop);
-    if (st != TFL_OK) {
-        fprintf(stderr, "%s (mode %d, dtype %d): opencl status %d\n", what, (int)o->mode,
-                (int)o->dtype, (int)st);
-        CHECK(st == TFL_OK);
-    } else {
-        compare_all(what);
-    }
+    if (ocl_h_pool_case(&pool, what, &hop, &dop, ocl_h_tol_sum, ocl_h_floor_sum) != TFL_OK)
+        fprintf(stderr, "%s: mode %d, dtype %d\n", what, (int)o->mode, (int)o->dtype);
     cases++;
-    pool_free();
 }
 
 static void expect_refused(const char *what, const tfl_conv_op *o)
 {
     tfl_op dop = dev_op(o);
-    if (ocl_h->op_supported(&dop)) {
-        fprintf(stderr, "%s: accepted, should be refused\n", what);
-        CHECK(0);
-    }
+    ocl_h_pool_refused(&pool, what, &dop);
     refusals++;
-    pool_free();
 }
 
 /* what, spatial, n, c, k, groups, in, ker, stride, pad_pre, pad_post,
@@ -370,6 +264,6 @@ int main(void)
     test_cnn();
     test_refused();
     printf("%d cases compared (%lld of %lld elements bit-identical), %d refusals checked\n",
-           cases, (long long)exact, (long long)compared, refusals);
+           cases, (long long)pool.exact, (long long)pool.compared, refusals);
     return ocl_h_finish("test_ocl_conv");
 }

@@ -32,127 +32,37 @@
 /* ------------------------------------------------------------ buffers */
 
 static uint32_t rng = 2463534242u;
+static ocl_h_pool pool;
 
 static uint32_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng;
+    return ocl_h_xs32(&rng);
 }
 
 static double urand(double lo, double hi)
 {
-    return lo + (hi - lo) * (double)(next() >> 8) / 16777216.0;
+    return ocl_h_urand32(&rng, lo, hi);
 }
-
-static double get(tfl_dtype t, const void *p, int64_t i)
-{
-    switch (t) {
-    case TFL_DT_F16: return tfl_f16_to_f32(((const uint16_t *)p)[i]);
-    case TFL_DT_BF16: return tfl_bf16_to_f32(((const uint16_t *)p)[i]);
-    case TFL_DT_I64: return (double)((const int64_t *)p)[i];
-    default: return ((const float *)p)[i];
-    }
-}
-
-static void put(tfl_dtype t, void *p, int64_t i, double v)
-{
-    switch (t) {
-    case TFL_DT_F16: ((uint16_t *)p)[i] = tfl_f32_to_f16((float)v); break;
-    case TFL_DT_BF16: ((uint16_t *)p)[i] = tfl_f32_to_bf16((float)v); break;
-    case TFL_DT_I64: ((int64_t *)p)[i] = (int64_t)v; break;
-    default: ((float *)p)[i] = (float)v; break;
-    }
-}
-
-typedef struct buf {
-    tfl_dtype t;
-    int64_t n;
-    size_t bytes;
-    void *h, *d;
-} buf;
-
-enum { MAXB = 8 };
-static buf pool[MAXB];
-static int npool;
 
 /* n elements of type t; fill(i) gives element i (NULL: zeros). */
 static void *mk(tfl_dtype t, int64_t n, double (*fill)(int64_t))
 {
-    buf *b = &pool[npool++];
-    b->t = t;
-    b->n = n;
-    b->bytes = (size_t)(n > 0 ? n : 1) * tfl_dtype_size(t);
-    b->h = calloc(1, b->bytes);
+    void *h = ocl_h_pool_add(&pool, t, n);
     for (int64_t i = 0; fill && i < n; i++)
-        put(t, b->h, i, fill(i));
-    b->d = ocl_h_dev(b->h, b->bytes);
-    return b->h;
+        ocl_h_st(t, h, i, fill(i));
+    ocl_h_pool_up(&pool, h);
+    return h;
 }
 
 /* The device copy of a host buffer whose contents changed after mk. */
 static void reupload(const void *h)
 {
-    for (int i = 0; i < npool; i++)
-        if (pool[i].h == h)
-            ocl_h_put(pool[i].d, h, pool[i].bytes);
+    ocl_h_pool_up(&pool, h);
 }
 
 static void *dv(const void *p)
 {
-    if (!p)
-        return NULL;
-    for (int i = 0; i < npool; i++) {
-        const char *h = pool[i].h;
-        if ((const char *)p >= h && (const char *)p < h + pool[i].bytes)
-            return (char *)pool[i].d + ((const char *)p - h);
-    }
-    fprintf(stderr, "pointer %p is in no buffer\n", p);
-    exit(1);
-}
-
-static void pool_free(void)
-{
-    for (int i = 0; i < npool; i++) {
-        free(pool[i].h);
-        ocl_h_free(pool[i].d, pool[i].bytes);
-    }
-    npool = 0;
-}
-
-static double tol_of(tfl_dtype t)
-{
-    return t == TFL_DT_F16 ? 2e-3 : t == TFL_DT_BF16 ? 1.6e-2 : t == TFL_DT_I64 ? 0 : 1e-4;
-}
-
-static void compare_all(const char *what)
-{
-    for (int b = 0; b < npool; b++) {
-        buf *p = &pool[b];
-        void *got = malloc(p->bytes);
-        ocl_h_get(got, p->d, p->bytes);
-        /* half types: a sum that cancels rounds at its operands' scale
-         * (the host's channels-last path rounds twice), so the floor is
-         * the tolerance at the buffer's largest magnitude */
-        double tol = tol_of(p->t), mx = 0;
-        for (int64_t i = 0; i < p->n; i++)
-            mx = fmax(mx, fabs(get(p->t, p->h, i)));
-        const double floor = p->t == TFL_DT_F32 ? 1e-6 * mx : tol * mx;
-        int bad = 0;
-        for (int64_t i = 0; i < p->n; i++) {
-            double w = get(p->t, p->h, i), g = get(p->t, got, i);
-            if ((isnan(w) && isnan(g)) || w == g)
-                continue;
-            if (!(fabs(w - g) <= tol * fabs(w) + floor)) {
-                if (bad++ < 4)
-                    fprintf(stderr, "%s (dtype %d): buffer %d [%lld]: host %.9g opencl %.9g\n",
-                            what, (int)pool[0].t, b, (long long)i, w, g);
-            }
-        }
-        CHECK(bad == 0);
-        free(got);
-    }
+    return ocl_h_pool_dev(&pool, p);
 }
 
 /* ------------------------------------------------------------ running */
@@ -174,27 +84,16 @@ static void run_case(const char *what, const tfl_spatial_op *o)
     tfl_op hop = { .kind = TFL_OP_SPATIAL, .name = what };
     hop.u.spatial = *o;
     tfl_op dop = dev_op(o);
-    CHECK(tfl_host_backend.op_run(&hop, NULL) == TFL_OK);
-    tfl_status st = ocl_h_run(&dop);
-    if (st != TFL_OK) {
-        fprintf(stderr, "%s: opencl status %d (kind %d)\n", what, (int)st, (int)o->kind);
-        CHECK(st == TFL_OK);
-    } else {
-        compare_all(what);
-    }
+    if (ocl_h_pool_case(&pool, what, &hop, &dop, ocl_h_tol_sum, ocl_h_floor_sum) != TFL_OK)
+        fprintf(stderr, "%s: kind %d\n", what, (int)o->kind);
     cases++;
-    pool_free();
 }
 
 static void expect_refused(const char *what, const tfl_spatial_op *o)
 {
     tfl_op dop = dev_op(o);
-    if (ocl_h->op_supported(&dop)) {
-        fprintf(stderr, "%s: accepted, should be refused\n", what);
-        CHECK(0);
-    }
+    ocl_h_pool_refused(&pool, what, &dop);
     refusals++;
-    pool_free();
 }
 
 /* ------------------------------------------------------------ geometry */
@@ -325,7 +224,7 @@ static void fwd_indices(const tfl_spatial_op *bwd, tfl_spatial_kind fk, int64_t 
     f.out = malloc((size_t)out_elems(bwd) * tfl_dtype_size(bwd->dtype));
     f.indices = ind;
     for (int64_t i = 0; i < in_elems(bwd); i++)
-        put(bwd->dtype, f.in, i, fill_levels(i));
+        ocl_h_st(bwd->dtype, f.in, i, fill_levels(i));
     tfl_op op = { .kind = TFL_OP_SPATIAL, .name = "fwd" };
     op.u.spatial = f;
     CHECK(tfl_host_backend.op_run(&op, NULL) == TFL_OK);
@@ -465,7 +364,7 @@ static void test_bad_index(void)
     CHECK(tfl_host_backend.op_run(&hop, NULL) != TFL_OK);
     tfl_op dop = dev_op(&o);
     CHECK(ocl_h_run(&dop) == TFL_ERR_DEVICE);
-    pool_free();
+    ocl_h_pool_free(&pool);
 }
 
 int main(void)

@@ -26,7 +26,7 @@
  * bfloat16 conversions ocl_conv.c and ocl_spatial.c prepend to their
  * kernels (bit-exact with common/half.h).
  */
-#include "backends/opencl/ocl.h"
+#include "backends/opencl/ocl_src.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,13 +80,7 @@ const char ocl_fp_codec_cl[] =
 /* Options: -DDT (x/y/dy/dx type), -DSDT (parameter type), -DWG (work-group
  * size of the per-channel kernels, a power of two), -DACC_DBL. */
 static const char bn_src[] =
-"#pragma OPENCL FP_CONTRACT OFF\n"
-"#if ACC_DBL\n"
-"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-"typedef double acc_t;\n"
-"#else\n"
-"typedef float acc_t;\n"
-"#endif\n"
+OCL_SRC_ACC
 "#define F32(b, o) ((__global float *)((b) + (o)))\n"
 "#define LDX(b, o, i) fp_ld((b) + (o), (i), DT)\n"
 "#define LDS(b, o, i) fp_ld((b) + (o), (i), SDT)\n"
@@ -299,13 +293,7 @@ static const char bn_src[] =
  * is (b<k>, o<k>); its element at the index's byte offset
  * sum idx[d] * st[k][d], of type ty[k]. */
 static const char map_src[] =
-"#pragma OPENCL FP_CONTRACT OFF\n"
-"#if ACC_DBL\n"
-"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-"typedef double acc_t;\n"
-"#else\n"
-"typedef float acc_t;\n"
-"#endif\n"
+OCL_SRC_ACC
 "typedef struct {\n"
 "    long shape[8];\n"
 "    long st[8][8];\n"
@@ -368,113 +356,32 @@ static const char map_src[] =
 
 /* ------------------------------------------------------------ programs */
 
-/* The codec followed by src, built once (NULL if out of memory). */
-static const char *with_codec(const char *src, char **slot)
-{
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&mu);
-    if (!*slot) {
-        size_t a = strlen(ocl_fp_codec_cl), b = strlen(src);
-        char *s = malloc(a + b + 1);
-        if (s) {
-            memcpy(s, ocl_fp_codec_cl, a);
-            memcpy(s + a, src, b + 1);
-        }
-        *slot = s;
-    }
-    pthread_mutex_unlock(&mu);
-    return *slot;
-}
-
 static char *bn_full, *map_full;
-
-/* A kernel argument: its size and where its value is. */
-typedef struct karg {
-    size_t size;
-    const void *val;
-} karg;
-
-#define KA(v) { sizeof(v), &(v) }
-#define KB(a) KA((a).b), KA((a).o)
-
-/* Sets args, enqueues k over `items` work items in groups of wg (items a
- * multiple of wg), or with ocl_launch_1d's rounding (wg 0). */
-static tfl_status launch(ocl_kernel *k, const karg *args, int nargs, size_t items, size_t wg,
-                         tfl_stream s)
-{
-    if (!k)
-        return TFL_ERR_INTERNAL;
-    tfl_status st = TFL_OK;
-    pthread_mutex_lock(&k->lock);
-    for (int i = 0; i < nargs && st == TFL_OK; i++)
-        st = ocl_status(clSetKernelArg(k->k, (cl_uint)i, args[i].size, args[i].val),
-                        "clSetKernelArg");
-    if (st == TFL_OK && wg == 0) {
-        st = ocl_launch_1d(k, items, s);
-    } else if (st == TFL_OK && items) {
-        cl_event ev = NULL;
-        st = ocl_status(clEnqueueNDRangeKernel(ocl_queue(s), k->k, 1, NULL, &items, &wg, 0,
-                                               NULL, &ev), "clEnqueueNDRangeKernel");
-        if (st == TFL_OK)
-            ocl_track(s, ev);
-    }
-    pthread_mutex_unlock(&k->lock);
-    return st;
-}
 
 /* Kernel `name` of the batch-norm program for (dt, sdt), with the largest
  * work-group size (a power of two up to 256) the device allows for it. */
 static ocl_kernel *bn_kernel(const char *name, tfl_dtype dt, tfl_dtype sdt, size_t *wg)
 {
-    const ocl_device *d = ocl_dev();
-    const char *src = with_codec(bn_src, &bn_full);
+    const char *src = ocl_src_join(&bn_full, ocl_fp_codec_cl, bn_src);
     if (!src)
         return NULL;
-    size_t w = 256;
-    while (w > d->max_wg)
-        w >>= 1;
-    for (; w >= 1; w >>= 1) {
-        char opts[160];
-        snprintf(opts, sizeof opts, "-DDT=%d -DSDT=%d -DWG=%zu -DACC_DBL=%d", (int)dt, (int)sdt,
-                 w, d->fp64);
-        ocl_kernel *k = ocl_kernel_get(src, opts, name);
-        size_t kw = 0;
-        if (!k || clGetKernelWorkGroupInfo(k->k, d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kw,
-                                           &kw, NULL) != CL_SUCCESS)
-            return NULL;
-        if (kw >= w) {
-            *wg = w;
-            return k;
-        }
-    }
-    return NULL;
+    char opts[128];
+    snprintf(opts, sizeof opts, "-DDT=%d -DSDT=%d -DACC_DBL=%d", (int)dt, (int)sdt,
+             ocl_dev()->fp64);
+    return ocl_kernel_wg(src, opts, name, NULL, 256, wg);
 }
 
 /* ------------------------------------------------------------ planning */
 
-/* One device operand: its buffer and the byte offset of its start. */
-typedef struct dev_arg {
-    cl_mem b;
-    cl_ulong o;
-} dev_arg;
-
 /* p with n bytes (aligned to align) -> a; an absent operand (p NULL or
  * nothing touched) is a NULL buffer the kernel never reads. */
-static int resolve(const void *p, size_t n, size_t align, dev_arg *a)
+static int resolve(const void *p, size_t n, size_t align, ocl_arg *a)
 {
-    a->b = NULL;
-    a->o = 0;
-    if (!p || n == 0)
-        return 1;
-    size_t off;
-    if ((uintptr_t)p % align || !ocl_resolve(p, n, &a->b, &off))
-        return 0;
-    a->o = off;
-    return 1;
+    return ocl_arg_range(p, n, align, 1, a);
 }
 
 /* A required operand: present (or nothing to touch) and resolved. */
-static int need(const void *p, size_t n, size_t align, dev_arg *a)
+static int need(const void *p, size_t n, size_t align, ocl_arg *a)
 {
     return (p || n == 0) && resolve(p, n, align, a);
 }
@@ -489,7 +396,7 @@ enum { A_X, A_Y, A_DY, A_DX, A_W, A_B, A_MEAN, A_INV, A_OUT2, A_RM, A_RV, A_S1, 
        A_GW, A_GB, A_COUNT };
 
 typedef struct bn_plan {
-    dev_arg a[A_COUNT];
+    ocl_arg a[A_COUNT];
     cl_long4 xs, ys, dys, dxs;
 } bn_plan;
 
@@ -538,7 +445,7 @@ static int bn_plan_make(const tfl_batchnorm_op *o, bn_plan *p)
     p->ys = l4(o->y_stride);
     p->dys = l4(o->dy_stride);
     p->dxs = l4(o->dx_stride);
-    dev_arg *a = p->a;
+    ocl_arg *a = p->a;
     switch (o->kind) {
     case TFL_BN_STATS:
         if (o->n * o->l == 0)
@@ -583,9 +490,9 @@ static int bn_plan_make(const tfl_batchnorm_op *o, bn_plan *p)
 /* Group norm: operands by role. */
 enum { G_MEAN, G_RSTD, G_GAMMA, G_BETA, G_DS, G_DB, G_DY, G_X, G_A, G_B, G_DG, G_DBETA, G_COUNT };
 
-static int gn_plan_make(const tfl_batchnorm_op *o, dev_arg *a)
+static int gn_plan_make(const tfl_batchnorm_op *o, ocl_arg *a)
 {
-    memset(a, 0, sizeof(dev_arg) * G_COUNT);
+    memset(a, 0, sizeof(ocl_arg) * G_COUNT);
     if (o->dtype != TFL_DT_F32 || o->gn_g <= 0 || o->gn_c < 0 || o->gn_c % o->gn_g ||
         o->gn_n < 0 || o->gn_hxw < 0 || o->gn_n > INT64_MAX / 8 / (o->gn_c ? o->gn_c : 1) ||
         o->gn_n > INT64_MAX / 8 / o->gn_g)
@@ -629,7 +536,7 @@ typedef struct map_geo {
 } map_geo;
 
 typedef struct map_plan {
-    dev_arg a[TFL_BN_MAP_OPERANDS];
+    ocl_arg a[TFL_BN_MAP_OPERANDS];
     map_geo g;
     int64_t total;
     size_t lo[TFL_BN_MAP_OPERANDS], hi[TFL_BN_MAP_OPERANDS];   /* byte ranges */
@@ -729,7 +636,7 @@ static tfl_status run_map(const tfl_batchnorm_op *o, tfl_stream s)
         return TFL_ERR_INVALID;
     if (p.total == 0)
         return TFL_OK;
-    const char *src = with_codec(map_src, &map_full);
+    const char *src = ocl_src_join(&map_full, ocl_fp_codec_cl, map_src);
     if (!src)
         return TFL_ERR_NOMEM;
     char opts[32];
@@ -737,10 +644,11 @@ static tfl_status run_map(const tfl_batchnorm_op *o, tfl_stream s)
     ocl_kernel *k = ocl_kernel_get(src, opts, "bn_map");
     cl_long total = p.total;
     cl_float p0 = (cl_float)o->param[0], p1 = (cl_float)o->param[1], p2 = (cl_float)o->param[2];
-    const dev_arg *a = p.a;
-    karg args[] = { KB(a[0]), KB(a[1]), KB(a[2]), KB(a[3]), KB(a[4]), KB(a[5]), KB(a[6]),
-                    KB(a[7]), KA(total), KA(p0), KA(p1), KA(p2), KA(p.g) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)p.total, 0, s);
+    const ocl_arg *a = p.a;
+    ocl_karg args[] = { OCL_KB(a[0]), OCL_KB(a[1]), OCL_KB(a[2]), OCL_KB(a[3]),  OCL_KB(a[4]),
+                        OCL_KB(a[5]), OCL_KB(a[6]), OCL_KB(a[7]), OCL_KA(total), OCL_KA(p0),
+                        OCL_KA(p1),   OCL_KA(p2),   OCL_KA(p.g) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)p.total, 0, s);
 }
 
 /* ------------------------------------------------------------ running */
@@ -751,9 +659,9 @@ typedef struct eps_arg {
     cl_float f;
 } eps_arg;
 
-static karg eps_karg(const eps_arg *e)
+static ocl_karg eps_karg(const eps_arg *e)
 {
-    return ocl_dev()->fp64 ? (karg)KA(e->d) : (karg)KA(e->f);
+    return ocl_dev()->fp64 ? (ocl_karg)OCL_KA(e->d) : (ocl_karg)OCL_KA(e->f);
 }
 
 static tfl_status run_stats(const tfl_batchnorm_op *o, const bn_plan *p, tfl_stream s)
@@ -762,13 +670,14 @@ static tfl_status run_stats(const tfl_batchnorm_op *o, const bn_plan *p, tfl_str
         return TFL_OK;
     size_t wg;
     ocl_kernel *k = bn_kernel("bn_stats", o->dtype, o->stat_dtype, &wg);
-    const dev_arg *a = p->a;
+    const ocl_arg *a = p->a;
     cl_long n = o->n, l = o->l;
     cl_int hm = o->mean != NULL, h2 = o->out2 != NULL, mode = o->stats_mode;
     eps_arg e = { o->eps, (cl_float)o->eps };
-    karg args[] = { KB(a[A_X]), KA(p->xs), KA(n), KA(l), KB(a[A_MEAN]), KB(a[A_OUT2]), KA(hm),
-                    KA(h2), KA(mode), eps_karg(&e) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)o->c * wg, wg, s);
+    ocl_karg args[] = { OCL_KB(a[A_X]),    OCL_KA(p->xs),     OCL_KA(n),  OCL_KA(l),
+                        OCL_KB(a[A_MEAN]), OCL_KB(a[A_OUT2]), OCL_KA(hm), OCL_KA(h2),
+                        OCL_KA(mode),      eps_karg(&e) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)o->c * wg, wg, s);
 }
 
 static tfl_status run_apply(const tfl_batchnorm_op *o, const bn_plan *p, tfl_stream s)
@@ -778,14 +687,15 @@ static tfl_status run_apply(const tfl_batchnorm_op *o, const bn_plan *p, tfl_str
         return TFL_OK;
     size_t wg;
     ocl_kernel *k = bn_kernel("bn_apply", o->dtype, o->stat_dtype, &wg);
-    const dev_arg *a = p->a;
+    const ocl_arg *a = p->a;
     cl_long n = o->n, c = o->c, l = o->l;
     cl_int fv = o->from_var != 0, hw = o->weight != NULL, hb = o->bias != NULL;
     eps_arg e = { o->eps, (cl_float)o->eps };
-    karg args[] = { KB(a[A_X]), KA(p->xs), KB(a[A_Y]), KA(p->ys), KB(a[A_W]), KB(a[A_B]),
-                    KB(a[A_MEAN]), KB(a[A_INV]), KA(n), KA(c), KA(l), KA(fv), eps_karg(&e),
-                    KA(hw), KA(hb) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)total, 0, s);
+    ocl_karg args[] = { OCL_KB(a[A_X]), OCL_KA(p->xs),  OCL_KB(a[A_Y]),    OCL_KA(p->ys),
+                        OCL_KB(a[A_W]), OCL_KB(a[A_B]), OCL_KB(a[A_MEAN]), OCL_KB(a[A_INV]),
+                        OCL_KA(n),      OCL_KA(c),      OCL_KA(l),         OCL_KA(fv),
+                        eps_karg(&e),   OCL_KA(hw),     OCL_KA(hb) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)total, 0, s);
 }
 
 static tfl_status run_backward(const tfl_batchnorm_op *o, const bn_plan *p, tfl_stream s)
@@ -794,16 +704,18 @@ static tfl_status run_backward(const tfl_batchnorm_op *o, const bn_plan *p, tfl_
         return TFL_OK;
     size_t wg;
     ocl_kernel *k = bn_kernel("bn_backward", o->dtype, o->stat_dtype, &wg);
-    const dev_arg *a = p->a;
+    const ocl_arg *a = p->a;
     cl_long n = o->n, l = o->l;
     cl_int tr = o->train != 0, hw = o->weight != NULL, hdx = o->dx != NULL;
     cl_int hgw = o->grad_weight != NULL, hgb = o->grad_bias != NULL;
     eps_arg e = { o->eps, (cl_float)o->eps };
-    karg args[] = { KB(a[A_X]), KA(p->xs), KB(a[A_DY]), KA(p->dys), KB(a[A_DX]), KA(p->dxs),
-                    KB(a[A_W]), KB(a[A_MEAN]), KB(a[A_INV]), KB(a[A_RM]), KB(a[A_RV]),
-                    KB(a[A_GW]), KB(a[A_GB]), KA(n), KA(l), KA(tr), eps_karg(&e), KA(hw),
-                    KA(hdx), KA(hgw), KA(hgb) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)o->c * wg, wg, s);
+    ocl_karg args[] = { OCL_KB(a[A_X]),   OCL_KA(p->xs),   OCL_KB(a[A_DY]), OCL_KA(p->dys),
+                        OCL_KB(a[A_DX]),  OCL_KA(p->dxs),  OCL_KB(a[A_W]),  OCL_KB(a[A_MEAN]),
+                        OCL_KB(a[A_INV]), OCL_KB(a[A_RM]), OCL_KB(a[A_RV]), OCL_KB(a[A_GW]),
+                        OCL_KB(a[A_GB]),  OCL_KA(n),       OCL_KA(l),       OCL_KA(tr),
+                        eps_karg(&e),     OCL_KA(hw),      OCL_KA(hdx),     OCL_KA(hgw),
+                        OCL_KA(hgb) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)o->c * wg, wg, s);
 }
 
 static tfl_status run_bwd_reduce(const tfl_batchnorm_op *o, const bn_plan *p, tfl_stream s)
@@ -814,12 +726,14 @@ static tfl_status run_bwd_reduce(const tfl_batchnorm_op *o, const bn_plan *p, tf
         return TFL_OK;
     size_t wg;
     ocl_kernel *k = bn_kernel("bn_bwd_reduce", o->dtype, o->stat_dtype, &wg);
-    const dev_arg *a = p->a;
+    const ocl_arg *a = p->a;
     cl_long n = o->n, l = o->l;
-    karg args[] = { KB(a[A_X]), KA(p->xs), KB(a[A_DY]), KA(p->dys), KB(a[A_MEAN]),
-                    KB(a[A_INV]), KB(a[A_S1]), KB(a[A_S2]), KB(a[A_GW]), KB(a[A_GB]), KA(n),
-                    KA(l), KA(hm), KA(hs1), KA(hs2), KA(hgw), KA(hgb) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)o->c * wg, wg, s);
+    ocl_karg args[] = { OCL_KB(a[A_X]),    OCL_KA(p->xs),    OCL_KB(a[A_DY]), OCL_KA(p->dys),
+                        OCL_KB(a[A_MEAN]), OCL_KB(a[A_INV]), OCL_KB(a[A_S1]), OCL_KB(a[A_S2]),
+                        OCL_KB(a[A_GW]),   OCL_KB(a[A_GB]),  OCL_KA(n),       OCL_KA(l),
+                        OCL_KA(hm),        OCL_KA(hs1),      OCL_KA(hs2),     OCL_KA(hgw),
+                        OCL_KA(hgb) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)o->c * wg, wg, s);
 }
 
 static tfl_status run_bwd_elemt(const tfl_batchnorm_op *o, const bn_plan *p, tfl_stream s)
@@ -829,19 +743,20 @@ static tfl_status run_bwd_elemt(const tfl_batchnorm_op *o, const bn_plan *p, tfl
         return TFL_OK;
     size_t wg;
     ocl_kernel *k = bn_kernel("bn_bwd_elemt", o->dtype, o->stat_dtype, &wg);
-    const dev_arg *a = p->a;
+    const ocl_arg *a = p->a;
     cl_long n = o->n, c = o->c, l = o->l;
     cl_float norm = (cl_float)o->norm;
     cl_int hw = o->weight != NULL;
-    karg args[] = { KB(a[A_X]), KA(p->xs), KB(a[A_DY]), KA(p->dys), KB(a[A_DX]), KA(p->dxs),
-                    KB(a[A_W]), KB(a[A_MEAN]), KB(a[A_INV]), KB(a[A_S1]), KB(a[A_S2]), KA(n),
-                    KA(c), KA(l), KA(norm), KA(hw) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)total, 0, s);
+    ocl_karg args[] = { OCL_KB(a[A_X]),   OCL_KA(p->xs),   OCL_KB(a[A_DY]), OCL_KA(p->dys),
+                        OCL_KB(a[A_DX]),  OCL_KA(p->dxs),  OCL_KB(a[A_W]),  OCL_KB(a[A_MEAN]),
+                        OCL_KB(a[A_INV]), OCL_KB(a[A_S1]), OCL_KB(a[A_S2]), OCL_KA(n),
+                        OCL_KA(c),        OCL_KA(l),       OCL_KA(norm),    OCL_KA(hw) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)total, 0, s);
 }
 
 static tfl_status run_gn(const tfl_batchnorm_op *o, tfl_stream s)
 {
-    dev_arg a[G_COUNT];
+    ocl_arg a[G_COUNT];
     if (!gn_plan_make(o, a))
         return TFL_ERR_INVALID;
     size_t wg;
@@ -850,24 +765,29 @@ static tfl_status run_gn(const tfl_batchnorm_op *o, tfl_stream s)
     cl_int hdg = o->gn_dgamma != NULL, hdb = o->gn_dbeta != NULL;
     if (o->kind == TFL_BN_GN_FUSED_PARAMS) {
         ocl_kernel *k = bn_kernel("gn_fused", TFL_DT_F32, TFL_DT_F32, &wg);
-        karg args[] = { KB(a[G_MEAN]), KB(a[G_RSTD]), KB(a[G_GAMMA]), KB(a[G_BETA]),
-                        KB(a[G_A]), KB(a[G_B]), KA(N), KA(C), KA(G), KA(hg), KA(hb) };
-        return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)(N * C), 0, s);
+        ocl_karg args[] = { OCL_KB(a[G_MEAN]), OCL_KB(a[G_RSTD]), OCL_KB(a[G_GAMMA]),
+                            OCL_KB(a[G_BETA]), OCL_KB(a[G_A]),    OCL_KB(a[G_B]),
+                            OCL_KA(N),         OCL_KA(C),         OCL_KA(G),
+                            OCL_KA(hg),        OCL_KA(hb) };
+        return ocl_launch(k, args, OCL_NARGS(args), (size_t)(N * C), 0, s);
     }
     if (o->kind == TFL_BN_GN_BACKWARD_PARAMS) {
         ocl_kernel *k = bn_kernel("gn_bwd_params", TFL_DT_F32, TFL_DT_F32, &wg);
-        karg args[] = { KB(a[G_MEAN]), KB(a[G_RSTD]), KB(a[G_GAMMA]), KB(a[G_DS]), KB(a[G_DB]),
-                        KB(a[G_DY]), KB(a[G_X]), KB(a[G_A]), KB(a[G_B]), KA(N), KA(C), KA(G),
-                        KA(hxw), KA(g1), KA(hg) };
-        return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)(N * G), 0, s);
+        ocl_karg args[] = { OCL_KB(a[G_MEAN]), OCL_KB(a[G_RSTD]), OCL_KB(a[G_GAMMA]),
+                            OCL_KB(a[G_DS]),   OCL_KB(a[G_DB]),   OCL_KB(a[G_DY]),
+                            OCL_KB(a[G_X]),    OCL_KB(a[G_A]),    OCL_KB(a[G_B]),
+                            OCL_KA(N),         OCL_KA(C),         OCL_KA(G),
+                            OCL_KA(hxw),       OCL_KA(g1),        OCL_KA(hg) };
+        return ocl_launch(k, args, OCL_NARGS(args), (size_t)(N * G), 0, s);
     }
     if (!hdg && !hdb)
         return TFL_OK;
     ocl_kernel *k = bn_kernel("gn_gamma_beta", TFL_DT_F32, TFL_DT_F32, &wg);
-    karg args[] = { KB(a[G_MEAN]), KB(a[G_RSTD]), KB(a[G_DS]), KB(a[G_DB]), KB(a[G_DY]),
-                    KB(a[G_X]), KB(a[G_DG]), KB(a[G_DBETA]), KA(N), KA(C), KA(G), KA(g1),
-                    KA(hdg), KA(hdb) };
-    return launch(k, args, (int)(sizeof args / sizeof args[0]), (size_t)C, 0, s);
+    ocl_karg args[] = { OCL_KB(a[G_MEAN]), OCL_KB(a[G_RSTD]), OCL_KB(a[G_DS]), OCL_KB(a[G_DB]),
+                        OCL_KB(a[G_DY]),   OCL_KB(a[G_X]),    OCL_KB(a[G_DG]), OCL_KB(a[G_DBETA]),
+                        OCL_KA(N),         OCL_KA(C),         OCL_KA(G),       OCL_KA(g1),
+                        OCL_KA(hdg),       OCL_KA(hdb) };
+    return ocl_launch(k, args, OCL_NARGS(args), (size_t)C, 0, s);
 }
 
 /* ------------------------------------------------------------ entry */
@@ -882,7 +802,7 @@ int ocl_batchnorm_supported(const tfl_op *op)
         return bn_plan_make(o, &p);
     }
     if (o->kind >= TFL_BN_GN_FUSED_PARAMS && o->kind <= TFL_BN_GN_GAMMA_BETA) {
-        dev_arg a[G_COUNT];
+        ocl_arg a[G_COUNT];
         return gn_plan_make(o, a);
     }
     if (o->kind == TFL_BN_MAP) {

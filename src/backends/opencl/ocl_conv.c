@@ -34,7 +34,7 @@
  * int offsets in range; scratch buffers are released right after being
  * enqueued (OpenCL frees them when the commands finish).
  */
-#include "backends/opencl/ocl.h"
+#include "backends/opencl/ocl_src.h"
 
 #include <clblast_c.h>
 #include <limits.h>
@@ -270,11 +270,6 @@ typedef struct ts {
     cl_long s[5];
 } ts;
 
-typedef struct dev_arg {
-    cl_mem b;
-    cl_ulong o;
-} dev_arg;
-
 /* The host's cv_geom_fill: the geometry with spatial dims padded to 3;
  * 0 when inconsistent. */
 static int geo_fill(const tfl_conv_op *op, cv_geo *g)
@@ -367,7 +362,7 @@ enum { T_X, T_W, T_Y, T_Z, T_BIAS, T_COUNT };
 
 typedef struct cv_plan {
     cv_geo g;
-    dev_arg a[T_COUNT];
+    ocl_arg a[T_COUNT];
     ts st[T_COUNT];
     int64_t nc;          /* images per chunk (GEMM path) */
     int direct;          /* few channels per group: the direct kernels */
@@ -413,13 +408,10 @@ static int64_t chunk_images(const cv_geo *g)
     return nc < g->n ? nc : g->n;
 }
 
-static int resolve(const void *p, size_t n, size_t align, dev_arg *a)
+/* A required operand (none: refused). */
+static int resolve(const void *p, size_t n, size_t align, ocl_arg *a)
 {
-    size_t off;
-    if (!p || (uintptr_t)p % align || !ocl_resolve(p, n, &a->b, &off))
-        return 0;
-    a->o = off;
-    return 1;
+    return ocl_arg_range(p, n, align, 0, a);
 }
 
 static int disjoint(const void *a, size_t na, const void *b, size_t nb)
@@ -498,60 +490,15 @@ static int plan(const tfl_conv_op *op, cv_plan *p)
 
 static char *full_src;
 
-/* The codec followed by the kernels, built once. */
-static const char *source(void)
-{
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&mu);
-    if (!full_src) {
-        size_t a = strlen(ocl_fp_codec_cl), b = strlen(cv_src);
-        full_src = malloc(a + b + 1);
-        if (full_src) {
-            memcpy(full_src, ocl_fp_codec_cl, a);
-            memcpy(full_src + a, cv_src, b + 1);
-        }
-    }
-    pthread_mutex_unlock(&mu);
-    return full_src;
-}
-
-typedef struct karg {
-    size_t size;
-    const void *val;
-} karg;
-
-#define KA(v) { sizeof(v), &(v) }
-#define KB(a) KA((a).b), KA((a).o)
-#define NARGS(a) (int)(sizeof(a) / sizeof((a)[0]))
-
-static tfl_status launch(const char *name, tfl_dtype dt, const karg *args, int nargs,
+/* Kernel `name` of the codec and the kernels for elements of dt, set
+ * with args and run over `items` work items. */
+static tfl_status launch(const char *name, tfl_dtype dt, const ocl_karg *args, int nargs,
                          size_t items, tfl_stream s)
 {
-    const char *src = source();
+    const char *src = ocl_src_join(&full_src, ocl_fp_codec_cl, cv_src);
     char opts[32];
     snprintf(opts, sizeof opts, "-DDT=%d", (int)dt);
-    ocl_kernel *k = src ? ocl_kernel_get(src, opts, name) : NULL;
-    if (!k)
-        return TFL_ERR_INTERNAL;
-    tfl_status st = TFL_OK;
-    pthread_mutex_lock(&k->lock);
-    for (int i = 0; i < nargs && st == TFL_OK; i++)
-        st = ocl_status(clSetKernelArg(k->k, (cl_uint)i, args[i].size, args[i].val),
-                        "clSetKernelArg");
-    if (st == TFL_OK)
-        st = ocl_launch_1d(k, items, s);
-    pthread_mutex_unlock(&k->lock);
-    return st;
-}
-
-static tfl_status blast_status(CLBlastStatusCode rc, const char *call)
-{
-    if (rc == CLBlastSuccess)
-        return TFL_OK;
-    if (rc > -1000)   /* an OpenCL code */
-        return ocl_status((cl_int)rc, call);
-    OCL_LOG(OCL_ERROR, "opencl conv: %s failed: CLBlast status %d", call, (int)rc);
-    return TFL_ERR_INTERNAL;
+    return ocl_launch(src ? ocl_kernel_get(src, opts, name) : NULL, args, nargs, items, 0, s);
 }
 
 /* Row-major GEMMs as one strided-batched call: C_i = op(A_i) * op(B_i)
@@ -580,7 +527,7 @@ static tfl_status group_gemm(const gemm_desc *d, size_t batch, tfl_stream s)
                                         d->b, 0, d->ldb, d->sb, 0.0f, d->c, 0, d->ldc, d->sc,
                                         batch, &q, &ev);
     if (rc != CLBlastSuccess)
-        return blast_status(rc, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched");
+        return ocl_blast_status(rc, batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched");
     ocl_track(s, ev);
     return TFL_OK;
 }
@@ -607,8 +554,8 @@ typedef struct cv_run {
 static tfl_status step_gather_w(const cv_run *r)
 {
     const cv_plan *p = r->p;
-    karg a[] = { KB(p->a[T_W]), KA(p->st[T_W]), KA(r->w), KA(p->g) };
-    return launch("gather_w", r->op->dtype, a, NARGS(a), (size_t)(p->g.k * p->g.rows), r->s);
+    ocl_karg a[] = { OCL_KB(p->a[T_W]), OCL_KA(p->st[T_W]), OCL_KA(r->w), OCL_KA(p->g) };
+    return launch("gather_w", r->op->dtype, a, OCL_NARGS(a), (size_t)(p->g.k * p->g.rows), r->s);
 }
 
 /* The filter gradient lays COL and DY out image by image (one GEMM per
@@ -617,24 +564,27 @@ static tfl_status step_im2col(const cv_run *r, cl_long n0, cl_long nc)
 {
     const cv_plan *p = r->p;
     cl_int im = r->op->mode == TFL_CONV_BWD_FILTER;
-    karg a[] = { KB(p->a[T_X]), KA(p->st[T_X]), KA(r->col), KA(p->g), KA(n0), KA(nc), KA(im) };
-    return launch("im2col", r->op->dtype, a, NARGS(a), (size_t)(p->g.g * p->g.rows * nc * p->g.op),
-                  r->s);
+    ocl_karg a[] = { OCL_KB(p->a[T_X]), OCL_KA(p->st[T_X]), OCL_KA(r->col), OCL_KA(p->g),
+                     OCL_KA(n0),        OCL_KA(nc),         OCL_KA(im) };
+    return launch("im2col", r->op->dtype, a, OCL_NARGS(a),
+                  (size_t)(p->g.g * p->g.rows * nc * p->g.op), r->s);
 }
 
 static tfl_status step_gather_dy(const cv_run *r, cl_long n0, cl_long nc)
 {
     const cv_plan *p = r->p;
     cl_int im = r->op->mode == TFL_CONV_BWD_FILTER;
-    karg a[] = { KB(p->a[T_Y]), KA(p->st[T_Y]), KA(r->kn), KA(p->g), KA(n0), KA(nc), KA(im) };
-    return launch("gather_kn", r->op->dtype, a, NARGS(a), (size_t)(p->g.k * nc * p->g.op), r->s);
+    ocl_karg a[] = { OCL_KB(p->a[T_Y]), OCL_KA(p->st[T_Y]), OCL_KA(r->kn), OCL_KA(p->g),
+                     OCL_KA(n0),        OCL_KA(nc),         OCL_KA(im) };
+    return launch("gather_kn", r->op->dtype, a, OCL_NARGS(a), (size_t)(p->g.k * nc * p->g.op),
+                  r->s);
 }
 
 static tfl_status step_dw_sum(const cv_run *r, cl_long nc, cl_int first)
 {
     cl_long per = r->p->g.k * r->p->g.rows;
-    karg a[] = { KA(r->part), KA(r->dw), KA(per), KA(nc), KA(first) };
-    return launch("dw_sum", r->op->dtype, a, NARGS(a), (size_t)per, r->s);
+    ocl_karg a[] = { OCL_KA(r->part), OCL_KA(r->dw), OCL_KA(per), OCL_KA(nc), OCL_KA(first) };
+    return launch("dw_sum", r->op->dtype, a, OCL_NARGS(a), (size_t)per, r->s);
 }
 
 /* The forward epilogue's arguments (EPI_ARGS), held for the launch. */
@@ -650,16 +600,19 @@ static epi_vals epi_of(const tfl_conv_op *op, const cv_plan *p)
     return v;
 }
 
-#define EPI_KARGS(p, v) KB((p)->a[T_Z]), KA((p)->st[T_Z]), KB((p)->a[T_BIAS]), KA((v).alpha), \
-    KA((v).beta), KA((v).za), KA((v).hb), KA((v).hz), KA((v).relu), KA((v).plain)
+#define EPI_KARGS(p, v)                                                                            \
+    OCL_KB((p)->a[T_Z]), OCL_KA((p)->st[T_Z]), OCL_KB((p)->a[T_BIAS]), OCL_KA((v).alpha),          \
+        OCL_KA((v).beta), OCL_KA((v).za), OCL_KA((v).hb), OCL_KA((v).hz), OCL_KA((v).relu),        \
+        OCL_KA((v).plain)
 
 static tfl_status step_scatter_y(const cv_run *r, cl_long n0, cl_long nc)
 {
     const cv_plan *p = r->p;
     const epi_vals v = epi_of(r->op, p);
-    karg a[] = { KA(r->kn), KB(p->a[T_Y]), KA(p->st[T_Y]), KA(p->g), KA(n0), KA(nc),
-                 EPI_KARGS(p, v) };
-    return launch("scatter_y", r->op->dtype, a, NARGS(a), (size_t)(nc * p->g.k * p->g.op), r->s);
+    ocl_karg a[] = { OCL_KA(r->kn), OCL_KB(p->a[T_Y]), OCL_KA(p->st[T_Y]), OCL_KA(p->g),
+                     OCL_KA(n0),    OCL_KA(nc),        EPI_KARGS(p, v) };
+    return launch("scatter_y", r->op->dtype, a, OCL_NARGS(a), (size_t)(nc * p->g.k * p->g.op),
+                  r->s);
 }
 
 /* Few channels per group, forward or data gradient: the direct kernels,
@@ -669,15 +622,17 @@ static tfl_status run_direct(const tfl_conv_op *op, const cv_plan *p, tfl_stream
     const cv_geo *g = &p->g;
     if (op->mode == TFL_CONV_FWD) {
         const epi_vals v = epi_of(op, p);
-        karg a[] = { KB(p->a[T_X]), KA(p->st[T_X]), KB(p->a[T_W]), KA(p->st[T_W]),
-                     KB(p->a[T_Y]), KA(p->st[T_Y]), KA(p->g), EPI_KARGS(p, v) };
-        return launch("direct_fwd", op->dtype, a, NARGS(a), (size_t)(g->n * g->k * g->op), s);
+        ocl_karg a[] = { OCL_KB(p->a[T_X]),  OCL_KA(p->st[T_X]), OCL_KB(p->a[T_W]),
+                         OCL_KA(p->st[T_W]), OCL_KB(p->a[T_Y]),  OCL_KA(p->st[T_Y]),
+                         OCL_KA(p->g),       EPI_KARGS(p, v) };
+        return launch("direct_fwd", op->dtype, a, OCL_NARGS(a), (size_t)(g->n * g->k * g->op), s);
     }
     cl_float alpha = (cl_float)op->alpha, beta = (cl_float)op->beta;
     cl_int plain = p->plain, flat = g->str[0] == 1 && g->str[1] == 1 && g->str[2] == 1;
-    karg a[] = { KB(p->a[T_Y]), KA(p->st[T_Y]), KB(p->a[T_W]), KA(p->st[T_W]), KB(p->a[T_X]),
-                 KA(p->st[T_X]), KA(p->g), KA(alpha), KA(beta), KA(plain), KA(flat) };
-    return launch("direct_bwd_data", op->dtype, a, NARGS(a), (size_t)(g->n * g->c * g->ip), s);
+    ocl_karg a[] = { OCL_KB(p->a[T_Y]), OCL_KA(p->st[T_Y]), OCL_KB(p->a[T_W]), OCL_KA(p->st[T_W]),
+                     OCL_KB(p->a[T_X]), OCL_KA(p->st[T_X]), OCL_KA(p->g),      OCL_KA(alpha),
+                     OCL_KA(beta),      OCL_KA(plain),      OCL_KA(flat) };
+    return launch("direct_bwd_data", op->dtype, a, OCL_NARGS(a), (size_t)(g->n * g->c * g->ip), s);
 }
 
 static tfl_status step_col2im(const cv_run *r, cl_long n0, cl_long nc)
@@ -685,9 +640,10 @@ static tfl_status step_col2im(const cv_run *r, cl_long n0, cl_long nc)
     const cv_plan *p = r->p;
     cl_float alpha = (cl_float)r->op->alpha, beta = (cl_float)r->op->beta;
     cl_int plain = p->plain;
-    karg a[] = { KA(r->col), KB(p->a[T_X]), KA(p->st[T_X]), KA(p->g), KA(n0), KA(nc), KA(alpha),
-                 KA(beta), KA(plain) };
-    return launch("col2im", r->op->dtype, a, NARGS(a), (size_t)(nc * p->g.c * p->g.ip), r->s);
+    ocl_karg a[] = { OCL_KA(r->col), OCL_KB(p->a[T_X]), OCL_KA(p->st[T_X]),
+                     OCL_KA(p->g),   OCL_KA(n0),        OCL_KA(nc),
+                     OCL_KA(alpha),  OCL_KA(beta),      OCL_KA(plain) };
+    return launch("col2im", r->op->dtype, a, OCL_NARGS(a), (size_t)(nc * p->g.c * p->g.ip), r->s);
 }
 
 static tfl_status step_scatter_w(const cv_run *r)
@@ -695,9 +651,9 @@ static tfl_status step_scatter_w(const cv_run *r)
     const cv_plan *p = r->p;
     cl_float alpha = (cl_float)r->op->alpha, beta = (cl_float)r->op->beta;
     cl_int plain = p->plain;
-    karg a[] = { KA(r->dw), KB(p->a[T_W]), KA(p->st[T_W]), KA(p->g), KA(alpha), KA(beta),
-                 KA(plain) };
-    return launch("scatter_w", r->op->dtype, a, NARGS(a), (size_t)(p->g.k * p->g.rows), r->s);
+    ocl_karg a[] = { OCL_KA(r->dw), OCL_KB(p->a[T_W]), OCL_KA(p->st[T_W]), OCL_KA(p->g),
+                     OCL_KA(alpha), OCL_KA(beta),      OCL_KA(plain) };
+    return launch("scatter_w", r->op->dtype, a, OCL_NARGS(a), (size_t)(p->g.k * p->g.rows), r->s);
 }
 
 /* The chunk's GEMMs over nc images: one strided-batched call. */

@@ -28,7 +28,7 @@
  * device-side assert (the flag is read back without blocking and judged
  * in a callback, which fails a marker on the stream).
  */
-#include "backends/opencl/ocl.h"
+#include "backends/opencl/ocl_src.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +39,7 @@
 /* Options: -DDT (element type), -DACC_DBL.  Tensors are (buffer, offset)
  * with element strides (n, c, h, w) in a long4; geometry in a struct. */
 static const char sp_src[] =
-"#pragma OPENCL FP_CONTRACT OFF\n"
-"#if ACC_DBL\n"
-"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-"typedef double acc_t;\n"
-"#else\n"
-"typedef float acc_t;\n"
-"#endif\n"
+OCL_SRC_ACC
 "typedef struct {\n"
 "    long n, c, H, W, OH, OW;\n"
 "    int kh, kw, sh, sw, ph, pw, dh, dw;\n"
@@ -259,11 +253,6 @@ static const char sp_src[] =
 
 /* ------------------------------------------------------------ planning */
 
-typedef struct dev_arg {
-    cl_mem b;
-    cl_ulong o;
-} dev_arg;
-
 /* Must match geo_t above field for field. */
 typedef struct geo {
     cl_long n, c, H, W, OH, OW;
@@ -273,7 +262,7 @@ typedef struct geo {
 } geo;
 
 typedef struct sp_plan {
-    dev_arg in, out, ind;
+    ocl_arg in, out, ind;
     cl_long4 is, os;
     geo g;
     int empty;            /* nothing to compute (the host's early return) */
@@ -322,13 +311,10 @@ static int no_dup(const int64_t *ext, const int64_t *st)
     return 1;
 }
 
-static int resolve(const void *p, size_t n, size_t align, dev_arg *a)
+/* A required operand (none: refused). */
+static int resolve(const void *p, size_t n, size_t align, ocl_arg *a)
 {
-    size_t off;
-    if (!p || (uintptr_t)p % align || !ocl_resolve(p, n, &a->b, &off))
-        return 0;
-    a->o = off;
-    return 1;
+    return ocl_arg_range(p, n, align, 0, a);
 }
 
 static int disjoint(const void *a, size_t na, const void *b, size_t nb)
@@ -415,59 +401,16 @@ static int plan(const tfl_spatial_op *o, sp_plan *p)
 
 static char *full_src;
 
-/* The codec followed by the kernels, built once. */
-static const char *source(void)
-{
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&mu);
-    if (!full_src) {
-        size_t a = strlen(ocl_fp_codec_cl), b = strlen(sp_src);
-        full_src = malloc(a + b + 1);
-        if (full_src) {
-            memcpy(full_src, ocl_fp_codec_cl, a);
-            memcpy(full_src + a, sp_src, b + 1);
-        }
-    }
-    pthread_mutex_unlock(&mu);
-    return full_src;
-}
-
-static ocl_kernel *kernel(const char *name, tfl_dtype dt)
-{
-    const char *src = source();
-    if (!src)
-        return NULL;
-    char opts[64];
-    snprintf(opts, sizeof opts, "-DDT=%d -DACC_DBL=%d", (int)dt, ocl_dev()->fp64);
-    return ocl_kernel_get(src, opts, name);
-}
-
-typedef struct karg {
-    size_t size;
-    const void *val;
-} karg;
-
-#define KA(v) { sizeof(v), &(v) }
-#define KB(a) KA((a).b), KA((a).o)
-
-static tfl_status launch(const char *name, tfl_dtype dt, const karg *args, int nargs,
+/* Kernel `name` of the codec and the kernels for elements of dt, set
+ * with args and run over `items` work items. */
+static tfl_status launch(const char *name, tfl_dtype dt, const ocl_karg *args, int nargs,
                          size_t items, tfl_stream s)
 {
-    ocl_kernel *k = kernel(name, dt);
-    if (!k)
-        return TFL_ERR_INTERNAL;
-    tfl_status st = TFL_OK;
-    pthread_mutex_lock(&k->lock);
-    for (int i = 0; i < nargs && st == TFL_OK; i++)
-        st = ocl_status(clSetKernelArg(k->k, (cl_uint)i, args[i].size, args[i].val),
-                        "clSetKernelArg");
-    if (st == TFL_OK)
-        st = ocl_launch_1d(k, items, s);
-    pthread_mutex_unlock(&k->lock);
-    return st;
+    const char *src = ocl_src_join(&full_src, ocl_fp_codec_cl, sp_src);
+    char opts[64];
+    snprintf(opts, sizeof opts, "-DDT=%d -DACC_DBL=%d", (int)dt, ocl_dev()->fp64);
+    return ocl_launch(src ? ocl_kernel_get(src, opts, name) : NULL, args, nargs, items, 0, s);
 }
-
-#define NARGS(a) (int)(sizeof(a) / sizeof((a)[0]))
 
 /* ---- the bad-index flag, judged without blocking */
 
@@ -552,13 +495,14 @@ static tfl_status run_max_bwd(const tfl_spatial_op *o, const sp_plan *p, tfl_str
         return ocl_status(rc, "clCreateBuffer");
     const size_t outs = (size_t)(o->n * o->c * o->out_h * o->out_w);
     const size_t ins = (size_t)(o->n * o->c * o->in_h * o->in_w);
-    karg chk[] = { KB(p->ind), KA(p->os), KA(flag), KA(p->g) };
-    karg bwd[] = { KB(p->in), KA(p->is), KB(p->out), KA(p->os), KB(p->ind), KA(flag), KA(p->g) };
-    tfl_status st = launch("max_chk", o->dtype, chk, NARGS(chk), outs, s);
+    ocl_karg chk[] = { OCL_KB(p->ind), OCL_KA(p->os), OCL_KA(flag), OCL_KA(p->g) };
+    ocl_karg bwd[] = { OCL_KB(p->in),  OCL_KA(p->is), OCL_KB(p->out), OCL_KA(p->os),
+                       OCL_KB(p->ind), OCL_KA(flag),  OCL_KA(p->g) };
+    tfl_status st = launch("max_chk", o->dtype, chk, OCL_NARGS(chk), outs, s);
     if (st == TFL_OK)
-        st = launch("max_bwd", o->dtype, bwd, NARGS(bwd), ins, s);
+        st = launch("max_bwd", o->dtype, bwd, OCL_NARGS(bwd), ins, s);
     if (st == TFL_OK)
-        st = launch("max_bwd_plane", o->dtype, bwd, NARGS(bwd), (size_t)(o->n * o->c), s);
+        st = launch("max_bwd_plane", o->dtype, bwd, OCL_NARGS(bwd), (size_t)(o->n * o->c), s);
     if (st != TFL_OK) {
         clReleaseMemObject(flag);
         return st;
@@ -588,20 +532,21 @@ tfl_status ocl_spatial_run(const tfl_op *op, tfl_stream s)
     case TFL_SPATIAL_MAXPOOL_FWD:
     case TFL_SPATIAL_ADAPTIVE_MAX_FWD: {
         cl_int ada = o->kind == TFL_SPATIAL_ADAPTIVE_MAX_FWD;
-        karg a[] = { KB(p.in), KA(p.is), KB(p.out), KA(p.os), KB(p.ind), KA(p.g), KA(ada) };
-        return launch("maxpool", o->dtype, a, NARGS(a), outs, s);
+        ocl_karg a[] = { OCL_KB(p.in),  OCL_KA(p.is), OCL_KB(p.out), OCL_KA(p.os),
+                         OCL_KB(p.ind), OCL_KA(p.g),  OCL_KA(ada) };
+        return launch("maxpool", o->dtype, a, OCL_NARGS(a), outs, s);
     }
     case TFL_SPATIAL_AVGPOOL_FWD:
     case TFL_SPATIAL_ADAPTIVE_AVG_FWD: {
-        karg a[] = { KB(p.in), KA(p.is), KB(p.out), KA(p.os), KA(p.g) };
+        ocl_karg a[] = { OCL_KB(p.in), OCL_KA(p.is), OCL_KB(p.out), OCL_KA(p.os), OCL_KA(p.g) };
         return launch(o->kind == TFL_SPATIAL_AVGPOOL_FWD ? "avgpool" : "ada_avg", o->dtype, a,
-                      NARGS(a), outs, s);
+                      OCL_NARGS(a), outs, s);
     }
     case TFL_SPATIAL_MAX_BWD:
         return run_max_bwd(o, &p, s);
     default: {
-        karg a[] = { KB(p.in), KA(p.is), KB(p.out), KA(p.os), KA(p.g) };
-        return launch("avg_bwd", o->dtype, a, NARGS(a), ins, s);
+        ocl_karg a[] = { OCL_KB(p.in), OCL_KA(p.is), OCL_KB(p.out), OCL_KA(p.os), OCL_KA(p.g) };
+        return launch("avg_bwd", o->dtype, a, OCL_NARGS(a), ins, s);
     }
     }
 }

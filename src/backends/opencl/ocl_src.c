@@ -54,6 +54,23 @@ char *ocl_sbuf_take(ocl_sbuf *b)
     return b->p;
 }
 
+const char *ocl_src_join(char **slot, const char *head, const char *body)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&mu);
+    if (!*slot) {
+        size_t a = strlen(head), b = strlen(body);
+        char *s = malloc(a + b + 1);
+        if (s) {
+            memcpy(s, head, a);
+            memcpy(s + a, body, b + 1);
+        }
+        *slot = s;
+    }
+    pthread_mutex_unlock(&mu);
+    return *slot;
+}
+
 /* ------------------------------------------------------------ types and options */
 
 const char *ocl_type_of(tfl_dtype t)

@@ -2,7 +2,8 @@
  * ocl_src.h - what the OpenCL backend's op files share to write their
  * kernels and run them (ocl_src.c), beside ocl.h's device services:
  *
- *   - a growing string for generated OpenCL C (ocl_put);
+ *   - a growing string for generated OpenCL C (ocl_put), a prelude
+ *     joined once to a program's kernels (ocl_src_join);
  *   - OpenCL C snippets, string literals to paste into a program: the
  *     float16/bfloat16 conversions with the host's rounding, the element
  *     and accumulate types, a work-group sum;
@@ -35,6 +36,11 @@ void ocl_put(ocl_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 /* The text written (the caller frees it), or NULL (freed) after an
  * allocation failure. */
 char *ocl_sbuf_take(ocl_sbuf *b);
+
+/* head followed by body, joined once into *slot (kept for the process)
+ * under a lock, so a program made of a shared prelude and an op file's
+ * kernels is built from one string; NULL while out of memory. */
+const char *ocl_src_join(char **slot, const char *head, const char *body);
 
 /* ------------------------------------------------------------ OpenCL C snippets */
 
