@@ -128,8 +128,10 @@ static int serve(uintptr_t a, const tfl_alloc_info *info)
     if (c0 < lo) c0 = lo;
     if (c1 > hi) c1 = hi;
     if (!g_synced) {
-        if (g_ops.sync && g_ops.sync() != TFL_OK)
-            return -1;
+        /* a device in error (a sticky fault) still holds its bytes: the
+         * fault is route's to report, and the host code must not crash */
+        if (g_ops.sync)
+            g_ops.sync();
         g_synced = 1;
     }
     /* map the chunk's unmapped pages, a run per gap between mapped ones */

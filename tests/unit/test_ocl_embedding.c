@@ -7,8 +7,8 @@
  * row distinct, padding_idx set and unset (an index -1 equal to
  * padding_idx -1 is skipped, as the host does), one index, odd and 768
  * wide rows, empty rows, n large enough for the sort's global steps,
- * accumulation into a non-zero grad_weight; max_norm's index wrap (in
- * place and not) and renorm (p = 1, 2, 3; strided and transposed weights;
+ * accumulation into a non-zero grad_weight; max_norm's index wrap
+ * (refused: the host's check names the bad index) and renorm (p = 1, 2, 3; strided and transposed weights;
  * num_unique below n; float64 too).  The backward must be bit-identical
  * to the host's (same additions in the same order); renorm within 1e-6
  * relative (float pow), half/bfloat16 one unit in the last place.  Last
@@ -142,14 +142,8 @@ static void wrap_case(tfl_dtype it, int64_t n, int64_t rows, int in_place)
     e->weight_rows = rows;
     e->indices = idx.d;
     e->wrapped = in_place ? idx.d : out.d;
-    CHECK(ocl_h_run(&op) == TFL_OK);
-    e->indices = idx.h;
-    e->wrapped = in_place ? idx.h : out.h;
-    CHECK(tfl_host_backend.op_run(&op, NULL) == TFL_OK);
-    const ocl_h_buf *res = in_place ? &idx : &out;
-    void *got = ocl_h_buf_down(res);
-    CHECK(memcmp(got, res->h, res->bytes) == 0);
-    free(got);
+    /* refused: the host checks them, naming a bad index in its error */
+    CHECK(!ocl_h->op_supported(&op));
     ocl_h_buf_drop(&idx);
     ocl_h_buf_drop(&out);
     cases_run++;

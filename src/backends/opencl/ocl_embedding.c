@@ -1,9 +1,9 @@
 /*
  * ocl_embedding.c - TFL_OP_EMBEDDING (torchfl/ops/embedding.h) on the
  * OpenCL device: the dense backward of an embedding lookup (scatter-add
- * of gradient rows into grad_weight), max_norm's renorm and its index
- * wrap.  The embedding_bag kinds run on the host backend.  (The lookup
- * itself is an index op.)
+ * of gradient rows into grad_weight) and max_norm's renorm.  max_norm's
+ * index check and the embedding_bag kinds run on the host backend.  (The
+ * lookup itself is an index op.)
  *
  * The backward must be deterministic and match the host bit for bit: the
  * rows that share an index add up in index order, in float (float32:
@@ -122,15 +122,6 @@ OCL_SRC_DT
 "    st(w, dst, ld(w, dst) + acc);\n"
 "#endif\n"
 "}\n"
-/* max_norm's index wrap: i < n */
-"__kernel void emb_wrap(__global const char *ib, ulong io, __global char *ob, ulong oo,\n"
-"                       long n, long rows, __global int *flag) {\n"
-"    long i = get_global_id(0);\n"
-"    if (i >= n) return;\n"
-"    long r = (long)IDX(ib, io)[i];\n"
-"    if (r < -rows || r >= rows) { *flag = 1; return; }\n"
-"    ((__global idx_t *)(ob + oo))[i] = (idx_t)(r + (r < 0 ? rows : 0));\n"
-"}\n"
 /* renorm: row k < min(n, *num_unique), one work item, the host's
  * sequential order (p-norm in val_t: float, double for float64) */
 "__kernel void emb_renorm(__global const char *ib, ulong io, __global const char *cb,\n"
@@ -197,7 +188,10 @@ static int plan(const tfl_embedding_op *e, emb_plan *p, int fp64)
                ocl_arg_run(e->grad_weight, es, wn, &p->a[A_GW]);
     }
     case TFL_EMBEDDING_WRAP_INDICES:
-        return ocl_arg_run(e->wrapped, is, e->n, &p->a[A_OUT]);
+        /* max_norm's index check runs on the host: its error names the
+         * bad index and the range (PyTorch users see why), which a device
+         * assert word cannot carry; the indices are few */
+        return 0;
     case TFL_EMBEDDING_RENORM: {
         const tfl_embedding_renorm *r = &e->renorm;
         const size_t es = tfl_dtype_size(e->dtype);
@@ -301,17 +295,6 @@ static tfl_status run_backward(const tfl_embedding_op *e, const emb_plan *p, tfl
     return st;
 }
 
-static tfl_status run_wrap(const tfl_embedding_op *e, const emb_plan *p, tfl_stream s)
-{
-    size_t wg = 0;
-    ocl_kernel *k = kernel_for(e, "emb_wrap", &wg);
-    cl_long n = e->n, rows = e->weight_rows;
-    cl_mem flag = ocl_assert_word();
-    ocl_karg args[] = { OCL_KB(p->a[A_IDX]), OCL_KB(p->a[A_OUT]), OCL_KA(n), OCL_KA(rows),
-                        OCL_KA(flag) };
-    return ocl_launch(k, args, OCL_NARGS(args), (size_t)n, 0, s);
-}
-
 static tfl_status run_renorm(const tfl_embedding_op *e, const emb_plan *p, tfl_stream s)
 {
     size_t wg = 0;
@@ -342,8 +325,6 @@ tfl_status ocl_embedding_run(const tfl_op *op, tfl_stream s)
     switch (e->kind) {
     case TFL_EMBEDDING_BWD_DENSE:
         return run_backward(e, &p, s);
-    case TFL_EMBEDDING_WRAP_INDICES:
-        return run_wrap(e, &p, s);
     default:
         return run_renorm(e, &p, s);
     }
