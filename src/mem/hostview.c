@@ -221,11 +221,6 @@ void tfl_hostview_configure(const tfl_hostview_ops *ops)
     pthread_mutex_unlock(&g_lock);
 }
 
-int tfl_hostview_enabled(void)
-{
-    return g_configured;
-}
-
 void tfl_hostview_open(void)
 {
     if (!g_configured)

@@ -24,7 +24,6 @@ typedef struct tfl_hostview_ops {
 } tfl_hostview_ops;
 
 void tfl_hostview_configure(const tfl_hostview_ops *ops);
-int tfl_hostview_enabled(void);
 void tfl_hostview_open(void);
 /* TFL_OK, or the status of a failed write-back (logged). */
 tfl_status tfl_hostview_close(void);

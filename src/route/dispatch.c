@@ -82,9 +82,7 @@ tfl_status tfl_route_op(const tfl_op *op, tfl_rt_stream *s)
  * back to the device when the window closes (mem/hostview.c). */
 static tfl_status run_on_host(const tfl_op *op)
 {
-    if (!tfl_hostview_enabled())
-        return tfl_host_backend.op_run(op, NULL);
-    tfl_hostview_open();
+    tfl_hostview_open();     /* no-ops on host-addressable memory */
     tfl_status st = tfl_host_backend.op_run(op, NULL);
     tfl_status wb = tfl_hostview_close();
     return st != TFL_OK ? st : wb;
