@@ -22,7 +22,7 @@ file(GLOB TFL_SYMBOL_LISTS CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/scripts/symbols/*.abi-differs)
 
 set(TFL_GEN_DIR ${CMAKE_BINARY_DIR}/intercept)
-set(TFL_GEN_LIBS cudart driver cublas cublasLt cudnn cusolver nccl nvml)
+set(TFL_GEN_LIBS cudart driver cublas cublasLt cudnn cusolver cufft cusparse nccl nvml)
 set(TFL_GEN_SRC ${TFL_GEN_DIR}/abi12.S)
 foreach(lib ${TFL_GEN_LIBS})
   list(APPEND TFL_GEN_SRC ${TFL_GEN_DIR}/refusals_${lib}.c)

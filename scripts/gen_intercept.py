@@ -121,6 +121,13 @@ LIBS = [
          headers=[("cusolverDn.h", []), ("cusolverSp.h", []),
                   ("cusolverRf.h", [])],
          raw=["cusolverSp_LOWLEVEL_PREVIEW.h"]),
+    # cuFFT 12 and cuSPARSE 12 ship with CUDA 13 as well.
+    dict(key="cufft", enum="TFL_LIB_CUFFT", so13="libcufft.so.12",
+         so12=None, node="libcufft.so.12", status="cufftResult",
+         headers=[("cufft.h", []), ("cufftXt.h", [])], raw=[]),
+    dict(key="cusparse", enum="TFL_LIB_CUSPARSE", so13="libcusparse.so.12",
+         so12=None, node="libcusparse.so.12", status="cusparseStatus_t",
+         headers=[("cusparse.h", [])], raw=[]),
     dict(key="nccl", enum="TFL_LIB_NCCL", so13="libnccl.so.2", so12=None,
          node="TORCHFL_0", status="ncclResult_t",
          headers=[("nccl.h", [])],
@@ -630,7 +637,8 @@ def version_script(node_names):
            " * %s\n */\n" % REGEN]
     order = ["libcudart.so.12", "libcudart.so.13", "libcublas.so.12",
              "libcublas.so.13", "libcublasLt.so.12", "libcublasLt.so.13",
-             "libcudnn.so.9", "libcusolver.so.12", "libnvrtc.so.13", "TORCHFL_0"]
+             "libcudnn.so.9", "libcusolver.so.12", "libcufft.so.12",
+             "libcusparse.so.12", "libnvrtc.so.13", "TORCHFL_0"]
     for node in order:
         names = sorted(set(node_names.get(node, [])))
         parent = {"libcudart.so.13": "libcudart.so.12",

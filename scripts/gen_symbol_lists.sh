@@ -11,13 +11,14 @@
 #   libcudart.so.13, libcublas.so.13, libcublasLt.so.13, libcudnn.so.9,
 #   libnccl.so.2        $CUDA_ROOT/lib64
 #   libcusolver.so.12   $CUDA_ROOT/lib64 (cuSOLVER 12 ships with CUDA 13)
+#   libcufft.so.12, libcusparse.so.12   $CUDA_ROOT/lib64 (likewise)
 #   libcuda.so.1        $CUDA_ROOT/lib64/stubs/libcuda.so (the link stub
 #                       exports every driver entry point)
 #   + the newest CUDA 13 minor a supported PyTorch wheel pulls (13.2 for
 #                       torch 2.15): the 13.x lists are the union of the
 #                       toolkit's exports and those of the pinned PyPI
 #                       wheels below (nvidia-cuda-runtime, -nvrtc, -cublas,
-#                       -cusolver, nvidia-nccl-cu13), and <so>.types gives
+#                       -cusolver, -cufft, -cusparse, nvidia-nccl-cu13), and <so>.types gives
 #                       the return types of the names only the wheel has,
 #                       from the wheel's own headers.  WHEEL13_SITE=<dir>
 #                       (a site-packages holding nvidia/) skips the download.
@@ -51,7 +52,8 @@ CUBLAS12=${CUBLAS12:-nvidia-cublas-cu12==12.9.3.13}
 NVML=${NVML:-nvidia-nvml-dev==13.5.37}
 # What torch 2.15.0 (the newest supported release, scripts/torch-releases.txt) pulls.
 WHEELS13=${WHEELS13:-"nvidia-cuda-runtime==13.2.86 nvidia-cuda-nvrtc==13.2.86 \
-nvidia-cublas==13.4.1.3 nvidia-cusolver==12.2.0.11 nvidia-nccl-cu13==2.30.7"}
+nvidia-cublas==13.4.1.3 nvidia-cusolver==12.2.0.11 nvidia-nccl-cu13==2.30.7 \
+nvidia-cufft==12.2.0.57 nvidia-cusparse==12.7.10.12"}
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -125,6 +127,11 @@ emit13 libnvrtc.so.13    "$LIB/libnvrtc.so.13"    "$W13/cu13/lib/libnvrtc.so.13"
 # and pegasus* helpers that no caller links against).
 emit13 libcusolver.so.12 "$LIB/libcusolver.so.12" "$W13/cu13/lib/libcusolver.so.12" cusolver \
     '^cusolver' "$W13/cu13/include"
+# cuFFT and cuSPARSE: their public names (cufft*, cusparse*).
+emit13 libcufft.so.12    "$LIB/libcufft.so.12"    "$W13/cu13/lib/libcufft.so.12" cufft \
+    '^cufft' "$W13/cu13/include"
+emit13 libcusparse.so.12 "$LIB/libcusparse.so.12" "$W13/cu13/lib/libcusparse.so.12" cusparse \
+    '^cusparse' "$W13/cu13/include"
 emit libcuda.so.1      "$LIB/stubs/libcuda.so (link stub)" "$LIB/stubs/libcuda.so"
 emit libcudnn.so.9     "$LIB/libcudnn.so.9"     "$LIB/libcudnn.so.9"
 

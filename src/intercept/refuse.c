@@ -16,7 +16,10 @@
 #include <cuda_runtime_api.h>
 #include <cublas_api.h>
 #include <cudnn_graph.h>
+#include <cufft.h>
 #include <cusolver_common.h>
+#define DISABLE_CUSPARSE_DEPRECATED   /* only the status enum is needed */
+#include <cusparse.h>
 #include <nccl.h>
 #include <uthash.h>
 
@@ -38,6 +41,8 @@ static const int not_supported[TFL_LIB_COUNT] = {
     [TFL_LIB_NCCL] = ncclInvalidUsage,
     [TFL_LIB_NVML] = TFL_NVML_ERROR_NOT_SUPPORTED,
     [TFL_LIB_CUSOLVER] = CUSOLVER_STATUS_NOT_SUPPORTED,
+    [TFL_LIB_CUFFT] = CUFFT_NOT_SUPPORTED,
+    [TFL_LIB_CUSPARSE] = CUSPARSE_STATUS_NOT_SUPPORTED,
 };
 
 /* Fallbacks until the runtime (src/route, src/intercept/cudart) is linked

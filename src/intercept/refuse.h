@@ -19,6 +19,8 @@ enum {
     TFL_LIB_NCCL,      /* ncclInvalidUsage (NCCL has no "unsupported")    */
     TFL_LIB_NVML,      /* NVML_ERROR_NOT_SUPPORTED                        */
     TFL_LIB_CUSOLVER,  /* CUSOLVER_STATUS_NOT_SUPPORTED                   */
+    TFL_LIB_CUFFT,     /* CUFFT_NOT_SUPPORTED                             */
+    TFL_LIB_CUSPARSE,  /* CUSPARSE_STATUS_NOT_SUPPORTED                   */
     TFL_LIB_COUNT
 };
 

@@ -7,7 +7,8 @@ Reads `readelf -W --dyn-syms` and checks, for every name of
 scripts/symbols/<soname>.txt:
   * a 13.x (current) list: the name is defined with its default version,
     name@@<node> (libcudart.so.13, libcublas.so.13, libcublasLt.so.13,
-    libcudnn.so.9, libcusolver.so.12; TORCHFL_0 for libcuda.so.1, libnccl.so.2,
+    libcudnn.so.9, libcusolver.so.12, libcufft.so.12, libcusparse.so.12;
+    TORCHFL_0 for libcuda.so.1, libnccl.so.2,
     libnvidia-ml.so.1; libnvrtc.so.13 for the NVRTC shim);
   * a 12.x list: the name is defined as name@libcudart.so.12 (and so on);
   * nothing else is exported: no torchfl-internal symbol (tfl_*, tfl12*),
@@ -31,6 +32,8 @@ NODES13 = {
     "libnvrtc.so.13": "libnvrtc.so.13",  # the NVRTC shim (src/intercept/nvrtc);
                                          # torch >= 2.15 binds these by version
     "libcusolver.so.12": "libcusolver.so.12",   # cuSOLVER 12 ships with CUDA 13
+    "libcufft.so.12": "libcufft.so.12",         # so do cuFFT 12
+    "libcusparse.so.12": "libcusparse.so.12",   # and cuSPARSE 12
 }
 LISTS12 = ["libcudart.so.12", "libcublas.so.12", "libcublasLt.so.12"]
 
