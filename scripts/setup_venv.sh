@@ -52,7 +52,9 @@ wanted_ok() {
         "$torch_version"|"$torch_version"+*) ;;
         *) return 1 ;;
     esac
-    [ -n "$(installed_version numpy)" ] && [ -n "$(installed_version pytest)" ]
+    # expecttest: PyTorch's OpInfo database (scripts/opinfo.py) imports it
+    [ -n "$(installed_version numpy)" ] && [ -n "$(installed_version pytest)" ] &&
+        [ -n "$(installed_version expecttest)" ]
 }
 
 if ! wanted_ok; then
@@ -61,7 +63,7 @@ if ! wanted_ok; then
         "$python" -m venv "$venv"
     fi
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "torch==${torch_version}" numpy pytest >&2
+        "torch==${torch_version}" numpy pytest expecttest >&2
     if ! wanted_ok; then
         echo "setup_venv.sh: torch==${torch_version} is not usable in $venv after installing" >&2
         exit 1

@@ -123,6 +123,9 @@ typedef enum tfl_op_kind {
     TFL_OP_MISC = 20,        /* small steps of other ops (ops/misc.h)      */
     TFL_OP_SHAPE = 21,       /* reflect/replicate pad (ops/shape.h)        */
     TFL_OP_DISTANCE = 22,    /* cdist / pdist and their backward (ops/distance.h) */
+    TFL_OP_FFT = 23,         /* batched FFTs: cuFFT plans (ops/fft.h)      */
+    TFL_OP_SPARSE = 24,      /* sparse-dense products, format conversions:
+                                cuSPARSE (ops/sparse.h)                   */
     TFL_OP_KIND_COUNT
 } tfl_op_kind;
 
@@ -204,6 +207,8 @@ typedef struct tfl_gemm_op {
 #include "torchfl/ops/rnn.h"
 #include "torchfl/ops/distance.h"
 #include "torchfl/ops/shape.h"
+#include "torchfl/ops/fft.h"
+#include "torchfl/ops/sparse.h"
 
 typedef struct tfl_op {
     tfl_op_kind kind;
@@ -231,6 +236,8 @@ typedef struct tfl_op {
         tfl_distance_op distance;
         tfl_rnn_op rnn;
         tfl_shape_op shape;
+        tfl_fft_op fft;
+        tfl_sparse_op sparse;
     } u;
 } tfl_op;
 

@@ -138,6 +138,10 @@ static int host_op_supported(const tfl_op *op)
         return host_shape_supported(&op->u.shape);
     case TFL_OP_RNN:
         return host_rnn_supported(&op->u.rnn);
+    case TFL_OP_FFT:
+        return host_fft_supported(&op->u.fft);
+    case TFL_OP_SPARSE:
+        return host_sparse_supported(&op->u.sparse);
     default:
         return 0;
     }
@@ -191,6 +195,10 @@ static tfl_status host_op_run(const tfl_op *op, tfl_stream s)
         return host_shape(&op->u.shape);
     case TFL_OP_RNN:
         return host_rnn(&op->u.rnn);
+    case TFL_OP_FFT:
+        return host_fft(&op->u.fft);
+    case TFL_OP_SPARSE:
+        return host_sparse(&op->u.sparse);
     default:
         return TFL_ERR_UNSUPPORTED;
     }
