@@ -4,7 +4,7 @@ compared with the same ops on the CPU.
 
     scripts/opinfo.py [--python PY] [--build DIR] [--dtype float32] [--ops a,b] [--shard K/N]
                       [--samples N] [--jobs J] [--out results.jsonl]
-                      [--summary docs/coverage.md]
+                      [--summary docs/coverage.md] [--expect FILE]
 
 The driver (this script under any Python) lists the OpInfos of
 `torch.testing._internal.common_methods_invocations.op_db` that support the
@@ -36,6 +36,9 @@ NotImplementedError).  Where PyTorch's CPU and CUDA code differ by design
 (PYTORCH_DIFFERS below), only what both define is compared.  The pass rate is
 pass / (pass + fail + crash + timeout); random and nosample ops are listed
 apart.  --summary writes the Markdown table docs/coverage.md is made of.
+--expect FILE (tests/pytorch/opinfo_expected.txt) makes it a test: it exits
+1 if an op fails that the file does not list for the dtype, or if a listed
+op passes now (remove it: the list only shrinks).
 """
 import argparse
 import json
@@ -372,6 +375,34 @@ def write_summary(path, results, args, head, by):
         f.write(text)
 
 
+def read_expected(path, dtype):
+    """{op: reason} of the [dtype] section of an expected-failures file:
+    lines `op  # reason`, sections `[float32]`, `#` comments."""
+    out, section = {}, None
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+        elif line and not line.startswith("#") and section == dtype:
+            op, _, why = line.partition("#")
+            out[op.strip()] = why.strip()
+    return out
+
+
+def check_expected(results, expected):
+    """Lines saying where the results and the expected failures disagree:
+    an unlisted op that fails, or a listed op that no longer fails (so the
+    list only shrinks as ops are fixed, and never hides a regression)."""
+    bad = []
+    for r in results:
+        failed = r["status"] in ("fail", "crash", "timeout")
+        if failed and r["op"] not in expected:
+            bad.append("unexpected %s: %s: %s" % (r["status"], r["op"], r.get("msg", "")[:200]))
+        elif not failed and r["op"] in expected:
+            bad.append("now %s, remove it from the expected failures: %s" % (r["status"], r["op"]))
+    return bad
+
+
 def default_python():
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "setup_venv.sh"), "newest"],
                        capture_output=True, text=True, check=True)
@@ -392,6 +423,7 @@ def main():
     ap.add_argument("--no-backward", dest="backward", action="store_false")
     ap.add_argument("--out", default="opinfo-results.jsonl")
     ap.add_argument("--summary")
+    ap.add_argument("--expect", help="expected-failures file: exit 1 on any difference")
     ap.add_argument("--worker-ops", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_ops:
@@ -431,6 +463,11 @@ def main():
     print(head[0])
     if args.summary:
         write_summary(args.summary, results, args, head, by)
+    if args.expect:
+        bad = check_expected(results, read_expected(args.expect, args.dtype))
+        for line in bad:
+            print(line)
+        return 1 if bad else 0
     return 0
 
 

@@ -192,8 +192,25 @@ static tfl_status run_mapped(tfl_kernel *k, tfl_kernel_route *r, const tfl_launc
         return st;
     tfl_stats_add(r->slot_op, st == TFL_OK ? tfl_stats_launch_where : TFL_RAN_REFUSED,
                   tfl_stats_now_ns() - t0);
-    *ce = st == TFL_OK ? 0 : st == TFL_ERR_DEVICE ? E_ILLEGAL_ADDRESS
-        : st == TFL_ERR_NOMEM ? E_MEMORY_ALLOCATION : E_LAUNCH_FAILURE;
+    /* Only a fault of the work itself (TFL_ERR_DEVICE from the backend:
+     * an index out of range, a device error) is sticky, as on a GPU.  A
+     * launch torchfl could not decode (an operand outside device memory,
+     * an argument it cannot read: TFL_ERR_INVALID) fails alone, with a
+     * non-sticky "no kernel image" naming the kernel, as an unmapped
+     * kernel does: the program may go on. */
+    if (st == TFL_OK) {
+        *ce = 0;
+    } else if (st == TFL_ERR_DEVICE) {
+        *ce = E_ILLEGAL_ADDRESS;
+    } else if (st == TFL_ERR_NOMEM) {
+        *ce = E_MEMORY_ALLOCATION;
+    } else {
+        size_t used = strlen(err);
+        if (used + 16 < errlen)
+            snprintf(err + used, errlen - used, " (kernel %s)", call.name);
+        *ce = E_NO_KERNEL_IMAGE;
+        st = TFL_ERR_INVALID;
+    }
     return st;
 }
 

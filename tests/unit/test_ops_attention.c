@@ -527,7 +527,7 @@ static const char *NAME_FLASH_DOT =
 
 /* A flash forward launch (Flash_fwd_params, 472 bytes, as PyTorch fills it
  * for (b, h, s, d) = (1, 2, 16, 32) fp16 without a mask): operands outside
- * device memory are refused with TFL_ERR_DEVICE, a varlen / dropout /
+ * device memory are refused with TFL_ERR_INVALID, a varlen / dropout /
  * window launch as unsupported.  (cookie: the flash forward's, or the
  * dot_do_o kernel's, which touches nothing.) */
 static void test_flash_refused(void *ck)
@@ -566,7 +566,7 @@ static void test_flash_refused(void *ck)
     char err[256] = "";
     const tfl_kfamily *f = &tfl_kfamily_attention;
     int aux = strcmp(f->op_name(ck), "flash_forward") != 0;
-    tfl_status want = aux ? TFL_OK : TFL_ERR_DEVICE;
+    tfl_status want = aux ? TFL_OK : TFL_ERR_INVALID;
     CHECK(f->run(&call, ck, err, sizeof err) == want, "flash: stack operands (%s)", err);
     if (aux)
         return;
@@ -916,11 +916,11 @@ static void test_decode(void)
     float host_buf[16];
     put_ptr(bad, 0, host_buf);                            /* not device memory */
     err[0] = 0;
-    CHECK(tfl_kfamily_attention.run(&call, ckf, err, sizeof(err)) == TFL_ERR_DEVICE &&
+    CHECK(tfl_kfamily_attention.run(&call, ckf, err, sizeof(err)) == TFL_ERR_INVALID &&
           strstr(err, "query"), "bad query pointer: %s", err);
     memcpy(bad, fp, sizeof(bad));
     put_i32(bad, 104, M + 1000);                          /* rows past the buffer */
-    CHECK(tfl_kfamily_attention.run(&call, ckf, err, sizeof(err)) == TFL_ERR_DEVICE,
+    CHECK(tfl_kfamily_attention.run(&call, ckf, err, sizeof(err)) == TFL_ERR_INVALID,
           "out-of-range query rows accepted");
     void *ckd = NULL;
     tfl_kfamily_attention.match(NAME_B_DROPOUT, &ckd);

@@ -166,11 +166,11 @@ static void test_total(void)
     tfl_kcall call = { .grid = { 4, 1, 1 }, .block = { 256, 1, 1 }, .args = args };
     char err[256] = "";
     CHECK(c11 && tfl_kfamily_distance.run(&call, c11, err, sizeof err) == TFL_ERR_UNSUPPORTED);
-    CHECK(c15 && tfl_kfamily_distance.run(&call, c15, err, sizeof err) == TFL_ERR_DEVICE);
+    CHECK(c15 && tfl_kfamily_distance.run(&call, c15, err, sizeof err) == TFL_ERR_INVALID);
     total = 9;
     CHECK(c15 && tfl_kfamily_distance.run(&call, c15, err, sizeof err) == TFL_ERR_UNSUPPORTED);
     call.grid[0] = 10;
-    CHECK(c11 && tfl_kfamily_distance.run(&call, c11, err, sizeof err) == TFL_ERR_DEVICE);
+    CHECK(c11 && tfl_kfamily_distance.run(&call, c11, err, sizeof err) == TFL_ERR_INVALID);
 }
 
 int main(void)

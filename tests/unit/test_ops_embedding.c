@@ -149,7 +149,7 @@ static void test_renorm_num_rows(void)
     char err[256] = "";
     CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "rows -1: %s", err);
     rows = 4;
-    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE, "stack operands: %s", err);
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_INVALID, "stack operands: %s", err);
     free(cookie);
 }
 
@@ -171,7 +171,7 @@ static void test_psw_bounds(void)
     char err[256] = "";
     CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "bags -1: %s", err);
     nb = 4;
-    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE, "stack operands: %s", err);
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_INVALID, "stack operands: %s", err);
     free(cookie);
 }
 
@@ -259,7 +259,7 @@ static void test_wrap_decode(void)
     void *args2[4] = { &sp, &out, &numel, &rows };
     numel = 4;
     c.args = args2;
-    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+    CHECK(tfl_kfamily_embedding.run(&c, cookie, err, sizeof err) == TFL_ERR_INVALID,
           "stack operand accepted: %s", err);
     free(cookie);
     tfl_mem_free(in, 1u << TFL_MEM_DEVICE);

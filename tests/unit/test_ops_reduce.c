@@ -323,7 +323,7 @@ static void test_host_long_max(void)
 }
 
 /* A synthesized launch of the float sum kernel: pointers outside device
- * memory give TFL_ERR_DEVICE, a corrupt OffsetCalculator TFL_ERR_INVALID,
+ * memory give TFL_ERR_INVALID, a corrupt OffsetCalculator TFL_ERR_INVALID,
  * a split reduction TFL_ERR_UNSUPPORTED; none of them touches memory. */
 static void test_decoder_refusals(void)
 {
@@ -350,7 +350,7 @@ static void test_decoder_refusals(void)
     void *args[1] = {buf};
     tfl_kcall call = {.name = name, .grid = {1, 1, 1}, .block = {512, 1, 1}, .args = args};
     char err[256] = "";
-    CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_DEVICE, "bogus pointers: %s", err);
+    CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_INVALID, "bogus pointers: %s", err);
     buf[ki.ptrs_off + 56] = 1;                  /* accumulate: a split reduction */
     CHECK(tfl_kfamily_reduce.run(&call, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED, "split: %s", err);
     buf[ki.ptrs_off + 56] = 0;

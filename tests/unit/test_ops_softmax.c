@@ -94,7 +94,7 @@ static void run_case(int inner, int rs, int is_log)
 }
 
 /* Synthesized launches: names are parsed (masked softmax not claimed),
- * operands outside device memory give TFL_ERR_DEVICE. */
+ * operands outside device memory give TFL_ERR_INVALID. */
 static void test_decoder(void)
 {
     const char *fwd = "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_forwardIfffLi4ELb1ELb0EEEvPT0_PKT_iiiPKbib";
@@ -114,7 +114,7 @@ static void test_decoder(void)
     void *args[8] = {&dst, &src, &batch, &stride, &count, &mask, &chunk, &tm};
     tfl_kcall call = {.name = fwd, .grid = {1, 1, 1}, .block = {32, 4, 1}, .args = args};
     char err[256] = "";
-    CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_DEVICE, "bogus pointers: %s", err);
+    CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_INVALID, "bogus pointers: %s", err);
     stride = 5;                                 /* rows overlap */
     CHECK(tfl_kfamily_softmax.run(&call, c, err, sizeof err) == TFL_ERR_INVALID, "overlap: %s", err);
 }

@@ -9,7 +9,7 @@
  * registered host memory (and refused for launches they would not
  * compute as decoded), and that a
  * launch whose operands are not device memory is refused with
- * TFL_ERR_DEVICE (or a bad shape with TFL_ERR_INVALID) before anything
+ * TFL_ERR_INVALID (as is a bad shape) before anything
  * runs.  The decode-and-run path is covered end to end by
  * tests/pytorch/cuda/test_batchnorm.py and test_bucket.py.
  */
@@ -117,7 +117,7 @@ static void test_bad_operands(void)
     pta(v1, buf + 96, 1, sz1, st1);
     float eps = 1e-5f, mom = 0.1f;
     void *cargs[5] = { x3, &eps, &mom, m1, v1 };
-    CHECK(launch(&tfl_kfamily_batchnorm, COLLECT, cargs, 3, 1) == TFL_ERR_DEVICE, "collect stats bad ptr");
+    CHECK(launch(&tfl_kfamily_batchnorm, COLLECT, cargs, 3, 1) == TFL_ERR_INVALID, "collect stats bad ptr");
     /* a negative size is a bad shape */
     const int32_t bad3[3] = { 2, -3, 4 };
     pta(x3, buf, 3, bad3, st3);
@@ -129,7 +129,7 @@ static void test_bad_operands(void)
     int32_t red = 4, stride = 3;
     uint8_t relu = 0;
     void *targs[10] = { &in, &z, &mean, &inv, &w, &sh, &out, &red, &stride, &relu };
-    CHECK(launch(&tfl_kfamily_batchnorm, CL_TRANSFORM, targs, 1, 1) == TFL_ERR_DEVICE, "cl transform bad ptr");
+    CHECK(launch(&tfl_kfamily_batchnorm, CL_TRANSFORM, targs, 1, 1) == TFL_ERR_INVALID, "cl transform bad ptr");
     /* the fused residual / ReLU form is not decoded */
     relu = 1;
     CHECK(launch(&tfl_kfamily_batchnorm, CL_TRANSFORM, targs, 1, 1) == TFL_ERR_UNSUPPORTED, "cl transform relu");
@@ -138,7 +138,7 @@ static void test_bad_operands(void)
     const float *gm = buf, *gr = buf + 8, *gg = NULL, *gb = NULL;
     float *a = buf + 16, *b = buf + 32;
     void *gargs[9] = { &N, &C, &G, &gm, &gr, &gg, &gb, &a, &b };
-    CHECK(launch(&tfl_kfamily_batchnorm, GN_FUSED, gargs, 1, 1) == TFL_ERR_DEVICE, "gn fused bad ptr");
+    CHECK(launch(&tfl_kfamily_batchnorm, GN_FUSED, gargs, 1, 1) == TFL_ERR_INVALID, "gn fused bad ptr");
     G = 3;
     CHECK(launch(&tfl_kfamily_batchnorm, GN_FUSED, gargs, 1, 1) == TFL_ERR_INVALID, "gn C %% G != 0");
 
@@ -148,7 +148,7 @@ static void test_bad_operands(void)
     int64_t in_len = 8, bd_len = 4, numel = 8;
     uint8_t right = 0, bd1 = 1;
     void *sargs[9] = { &sout, &sin, &sbd, &sorter, &in_len, &bd_len, &numel, &right, &bd1 };
-    CHECK(launch(&tfl_kfamily_bucket, SEARCH, sargs, 1, 1) == TFL_ERR_DEVICE, "searchsorted bad ptr");
+    CHECK(launch(&tfl_kfamily_bucket, SEARCH, sargs, 1, 1) == TFL_ERR_INVALID, "searchsorted bad ptr");
 
     unsigned char ta[416], tp[416], tb[416];
     memset(ta, 0, sizeof ta); memset(tp, 0, sizeof tp); memset(tb, 0, sizeof tb);
@@ -161,7 +161,7 @@ static void test_bad_operands(void)
     int64_t total = 10;
     unsigned char op1 = 0;
     void *hargs[8] = { ta, tp, tb, &nb, &lo, &hi, &total, &op1 };
-    CHECK(launch(&tfl_kfamily_bucket, HIST, hargs, 1, 1) == TFL_ERR_DEVICE, "histogram bad ptr");
+    CHECK(launch(&tfl_kfamily_bucket, HIST, hargs, 1, 1) == TFL_ERR_INVALID, "histogram bad ptr");
     total = 11;
     CHECK(launch(&tfl_kfamily_bucket, HIST, hargs, 1, 1) == TFL_ERR_INVALID, "histogram count mismatch");
 }

@@ -6,7 +6,7 @@
  * that launches it cannot prove it understands are refused
  * (TFL_ERR_UNSUPPORTED: a second cub scan tile range, a partitioned
  * DeviceSelect, nonzero_static's write_indices) and operands outside
- * device memory give TFL_ERR_DEVICE before anything runs.  The decode-
+ * device memory give TFL_ERR_INVALID before anything runs.  The decode-
  * and-run path is covered end to end by tests/pytorch/cuda/test_scan.py.
  */
 #include <stdio.h>
@@ -89,7 +89,7 @@ static void test_refusals(void)
     float init = 0;
     char fnbyte = 0;
     void *a_outer[] = { &dst, &src, &orows, &irows, &len, &init, &fnbyte };
-    CHECK(launch(K_OUTER_F32_ADD, a_outer, 2, 4) == TFL_ERR_DEVICE, "host pointers refused");
+    CHECK(launch(K_OUTER_F32_ADD, a_outer, 2, 4) == TFL_ERR_INVALID, "host pointers refused");
     /* nothing to do is fine even with bad pointers */
     len = 0;
     CHECK(launch(K_OUTER_F32_ADD, a_outer, 2, 4) == TFL_OK, "empty scan is a no-op");
@@ -101,7 +101,7 @@ static void test_refusals(void)
     void *a_scan[] = { &src, &dst, ts, &start_tile, &fnbyte, &nul, &n };
     CHECK(launch(K_CUB_SCAN_F32, a_scan, 1, 128) == TFL_ERR_UNSUPPORTED, "start_tile != 0 refused");
     start_tile = 0;
-    CHECK(launch(K_CUB_SCAN_F32, a_scan, 1, 128) == TFL_ERR_DEVICE, "host pointers refused");
+    CHECK(launch(K_CUB_SCAN_F32, a_scan, 1, 128) == TFL_ERR_INVALID, "host pointers refused");
 
     /* DeviceSelect: only the single-partition streaming context */
     int64_t base = 0, out_p = 0, cnt_p = 0;
@@ -116,7 +116,7 @@ static void test_refusals(void)
     void *a_sel[] = { &base, flags_it, &out_p, &cnt_p, ts, &nul, &nul, &items, &tiles, ctx, vsmem };
     CHECK(launch(K_SELECT_C64, a_sel, 1, 128) == TFL_ERR_UNSUPPORTED, "partitioned select refused");
     ctx[1] = 1;
-    CHECK(launch(K_SELECT_C64, a_sel, 1, 128) == TFL_ERR_DEVICE, "null flags refused");
+    CHECK(launch(K_SELECT_C64, a_sel, 1, 128) == TFL_ERR_INVALID, "null flags refused");
 
     /* write_indices with a device count (nonzero_static) is not nonzero's */
     int64_t *inp = (int64_t *)host_buf, dims[25] = { 2, 3 }, nn = 4, fill = -1;
@@ -126,7 +126,7 @@ static void test_refusals(void)
     CHECK(launch(K_UNRAVEL, a_unr, 1, 256) == TFL_ERR_UNSUPPORTED, "nonzero_static form refused");
     tot = NULL;
     CHECK(launch(K_UNRAVEL, a_unr, 1, 2) == TFL_ERR_UNSUPPORTED, "grid short of n refused");
-    CHECK(launch(K_UNRAVEL, a_unr, 1, 256) == TFL_ERR_DEVICE, "host pointers refused");
+    CHECK(launch(K_UNRAVEL, a_unr, 1, 256) == TFL_ERR_INVALID, "host pointers refused");
     ndim = 26;
     CHECK(launch(K_UNRAVEL, a_unr, 1, 256) == TFL_ERR_INVALID, "ndim > 25 refused");
 }

@@ -98,7 +98,7 @@ static void test_refusals(void)
     /* bins_out set: a portion of a multi-portion sort */
     CHECK(launch(K_ONESWEEP, args, 1) == TFL_ERR_UNSUPPORTED, "multi-portion onesweep refused");
     bins_out = NULL;
-    CHECK(launch(K_ONESWEEP, args, 1) == TFL_ERR_DEVICE, "onesweep on non-device memory refused");
+    CHECK(launch(K_ONESWEEP, args, 1) == TFL_ERR_INVALID, "onesweep on non-device memory refused");
     nb = -1;
     CHECK(launch(K_ONESWEEP, args, 1) == TFL_ERR_UNSUPPORTED, "negative digit width refused");
     nb = 40;
@@ -118,7 +118,7 @@ static void test_refusals(void)
     end[0] = 8;
     CHECK(launch(K_SEGMENTED, sargs, 4) == TFL_ERR_UNSUPPORTED, "begin/end strides differ refused");
     end[0] = 16;
-    CHECK(launch(K_SEGMENTED, sargs, 4) == TFL_ERR_DEVICE, "segments on non-device memory refused");
+    CHECK(launch(K_SEGMENTED, sargs, 4) == TFL_ERR_INVALID, "segments on non-device memory refused");
 
     /* torch 2.15 (CCCL 3.2): no num_segments parameter - the grid is the
      * segment count; signed char keys */
@@ -129,7 +129,7 @@ static void test_refusals(void)
     end[1] = 2;
     CHECK(launch(seg15, sargs15, 4) == TFL_ERR_UNSUPPORTED, "2.15: overlapping segments refused");
     end[1] = 1;
-    CHECK(launch(seg15, sargs15, 4) == TFL_ERR_DEVICE, "2.15: segments on non-device memory refused");
+    CHECK(launch(seg15, sargs15, 4) == TFL_ERR_INVALID, "2.15: segments on non-device memory refused");
     sbits = 9;
     CHECK(launch(seg15, sargs15, 4) == TFL_ERR_UNSUPPORTED, "2.15: bits past an 8-bit key refused");
     sbits = 6;
@@ -147,7 +147,7 @@ static void test_refusals(void)
     rctx[0] = 1;              /* first, but not last */
     CHECK(launch(rle15, rargs, 1) == TFL_ERR_UNSUPPORTED, "2.15: multi-partition encode refused");
     rctx[1] = 1;
-    CHECK(launch(rle15, rargs, 1) == TFL_ERR_DEVICE, "2.15: encode on non-device memory refused");
+    CHECK(launch(rle15, rargs, 1) == TFL_ERR_INVALID, "2.15: encode on non-device memory refused");
 
     /* cub scan: only the launch with start_tile 0 is the whole scan */
     const int *in = (const int *)keys_in;
@@ -159,7 +159,7 @@ static void test_refusals(void)
     void *cargs[] = { &in, &out, &tile, &start, &op, &init, &items };
     CHECK(launch(K_SCAN_I_L, cargs, 1) == TFL_ERR_UNSUPPORTED, "later scan launch refused");
     start = 0;
-    CHECK(launch(K_SCAN_I_L, cargs, 1) == TFL_ERR_DEVICE, "scan on non-device memory refused");
+    CHECK(launch(K_SCAN_I_L, cargs, 1) == TFL_ERR_INVALID, "scan on non-device memory refused");
 
     /* DeviceSelect::Unique: one streaming partition only */
     const float *uin = keys_in;
@@ -177,7 +177,7 @@ static void test_refusals(void)
     CHECK(launch(K_SELECT_UNIQUE, uargs, 1) == TFL_ERR_UNSUPPORTED, "multi-partition select refused");
     ctx[1] = 1;
     CHECK(launch(K_SELECT_UNIQUE, uargs, 2) == TFL_ERR_UNSUPPORTED, "grid != tiles refused");
-    CHECK(launch(K_SELECT_UNIQUE, uargs, 1) == TFL_ERR_DEVICE, "select on non-device memory refused");
+    CHECK(launch(K_SELECT_UNIQUE, uargs, 1) == TFL_ERR_INVALID, "select on non-device memory refused");
 
     /* in-place slice sort (KeyDims 2: a 2-d TensorInfo) on non-device memory */
     unsigned char kinfo[216] = { 0 }, vinfo[216] = { 0 };
@@ -195,7 +195,7 @@ static void test_refusals(void)
     memcpy(vinfo + 208, &dims, 4);
     unsigned char desc = 0;
     void *kvargs[] = { kinfo, &slices, &len, &stride, vinfo, &stride, &desc };
-    CHECK(launch(K_RADIX_INPLACE, kvargs, 1) == TFL_ERR_DEVICE, "slice sort on non-device memory refused");
+    CHECK(launch(K_RADIX_INPLACE, kvargs, 1) == TFL_ERR_INVALID, "slice sort on non-device memory refused");
     dims = 1;
     memcpy(kinfo + 208, &dims, 4);
     CHECK(launch(K_RADIX_INPLACE, kvargs, 1) == TFL_ERR_UNSUPPORTED, "KeyDims 2 with a 1-d TensorInfo refused");

@@ -6,7 +6,7 @@
  * pooling, AdaptiveMaxPooling3d's namesakes of the 2-D kernels); the
  * parameter layout it states for 2.11, 2.14 and 2.15 kernels (equal to
  * the cubins'); a launch whose operands are
- * not device memory is refused with TFL_ERR_DEVICE before anything runs,
+ * not device memory is refused with TFL_ERR_INVALID before anything runs,
  * and a launch whose sizes do not describe whole tensors is not guessed
  * at.  (Decode-and-run is covered end to end by
  * tests/pytorch/cuda/test_spatial.py.)
@@ -185,7 +185,7 @@ static void test_refusals(void)
     int64_t C = 4, H = 9, W = 10;
     void *pin = in, *pout = out, *pmask = mask;
     void *mp[] = { &nthreads, &pin, &C, &H, &W, &oh, &ow, &k, &k, &s, &s, &p, &p, &d, &d, &pout, &pmask };
-    CHECK(launch(find("21max_pool_forward_nchwIfiE"), mp, 1) == TFL_ERR_DEVICE, "max pool on host memory refused");
+    CHECK(launch(find("21max_pool_forward_nchwIfiE"), mp, 1) == TFL_ERR_INVALID, "max pool on host memory refused");
     /* a thread count that is not a whole number of images */
     nthreads = 4 * 5 * 5 + 1;
     CHECK(launch(find("21max_pool_forward_nchwIfiE"), mp, 1) == TFL_ERR_UNSUPPORTED, "partial batch not guessed");
@@ -197,13 +197,13 @@ static void test_refusals(void)
     int32_t ih = 9, iw = 10, aoh = 3, aow = 2;
     int64_t sd = 90, sh = 10, sw = 1;
     void *ap[] = { &pin, &pout, &ih, &iw, &aoh, &aow, &sd, &sh, &sw };
-    CHECK(launch(find("21adaptive_average_poolIfE"), ap, 4) == TFL_ERR_DEVICE, "adaptive avg on host memory refused");
+    CHECK(launch(find("21adaptive_average_poolIfE"), ap, 4) == TFL_ERR_INVALID, "adaptive avg on host memory refused");
     /* roll: a start outside the rolled size */
     int64_t N = 12, dim = 0, start = 5, size = 4, stride = 3, dims = 1;
     void *rp[] = { &pin, &pout, &N, &dim, &start, &size, &stride, &dims };
     CHECK(launch(find("16roll_cuda_kernelIfE"), rp, 1) == TFL_ERR_INVALID, "roll bad start refused");
     start = 1;
-    CHECK(launch(find("16roll_cuda_kernelIfE"), rp, 1) == TFL_ERR_DEVICE, "roll on host memory refused");
+    CHECK(launch(find("16roll_cuda_kernelIfE"), rp, 1) == TFL_ERR_INVALID, "roll on host memory refused");
     /* nearest with a NaN scale */
     uint64_t nc = 4, h1 = 9, w1 = 10, h2 = 18, w2 = 20;
     float hs = NAN, ws = 0.5f;
@@ -227,7 +227,7 @@ static void test_refusals(void)
         CHECK(nm && tfl_kfamily_spatial.match(nm, &cookie), "max_pool3d claimed");
         tfl_kcall c3 = { .name = nm, .grid = { 1, 1, 4 }, .block = { 32, 8, 1 }, .args = m3 };
         if (cookie) {
-            CHECK(tfl_kfamily_spatial.run(&c3, cookie, err, sizeof err) == TFL_ERR_DEVICE,
+            CHECK(tfl_kfamily_spatial.run(&c3, cookie, err, sizeof err) == TFL_ERR_INVALID,
                   "max_pool3d on host memory refused");
             offz = 4;
             CHECK(tfl_kfamily_spatial.run(&c3, cookie, err, sizeof err) == TFL_ERR_UNSUPPORTED,
@@ -477,7 +477,7 @@ static void test_2_15_forms(void)
     spatial_kernel k3 = { .id = SK_AVGPOOL3D_BWD, .dtype = TFL_DT_F32, .elem_size = 4, .acc_size = 4,
                           .form = 1 };
     memset(&op, 0, sizeof op);
-    CHECK(sp_decode_3d(&c3, &k3, &op, err, sizeof err) == TFL_ERR_DEVICE,
+    CHECK(sp_decode_3d(&c3, &k3, &op, err, sizeof err) == TFL_ERR_INVALID,
           "2.15 avg_pool3d backward decodes up to its (host) operands");
     CHECK(op.divisor_override == 3, "2.15 avg_pool3d divisor from its float (got %lld)",
           (long long)op.divisor_override);

@@ -326,7 +326,7 @@ static void CV_FN(cv_part)(void *ctx, int part)
         memset(j->out + n0 * g->c * g->ip, 0, (size_t)((n1 - n0) * g->c * g->ip) * sizeof(CV_T));
     /* unit strides: the padded layout (scratch per part; without it, or
      * with strides, the row loops) */
-    cv_flat f;
+    cv_flat f = {0};   /* read only when xp is set, i.e. cv_flat_ok filled it */
     CV_T *xp = NULL, *yf = NULL;
     if (cv_flat_ok(g, &f)) {
         xp = malloc((size_t)f.size * sizeof(CV_T));

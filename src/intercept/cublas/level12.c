@@ -300,6 +300,17 @@ SCAL(cublasDscal_v2, _64, int64_t, double, T_D)
 
 /* ---------------------------------------------------------------- trsm */
 
+static int trsm_args_ok(int side, int uplo, int trans, int diag, int64_t m, int64_t n,
+                        int64_t lda, int64_t ldb, const void *alpha)
+{
+    int64_t na = side == CUBLAS_SIDE_LEFT ? m : n;
+    return (side == CUBLAS_SIDE_LEFT || side == CUBLAS_SIDE_RIGHT) &&
+           (uplo == CUBLAS_FILL_MODE_LOWER || uplo == CUBLAS_FILL_MODE_UPPER) &&
+           (trans == CUBLAS_OP_N || trans == CUBLAS_OP_T || trans == CUBLAS_OP_C) &&
+           (diag == CUBLAS_DIAG_NON_UNIT || diag == CUBLAS_DIAG_UNIT) &&
+           m >= 0 && n >= 0 && lda >= (na > 1 ? na : 1) && ldb >= (m > 1 ? m : 1) && alpha;
+}
+
 static cublasStatus_t trsm(const char *fn, cublasHandle_t handle, tfl_dtype t, int side,
                            int uplo, int trans, int diag, int64_t m, int64_t n,
                            const void *alpha, const void *A, int64_t lda, void *B,
@@ -308,11 +319,7 @@ static cublasStatus_t trsm(const char *fn, cublasHandle_t handle, tfl_dtype t, i
     HANDLE(handle);
     const size_t es = esz(t);
     int64_t na = side == CUBLAS_SIDE_LEFT ? m : n;
-    if ((side != CUBLAS_SIDE_LEFT && side != CUBLAS_SIDE_RIGHT) ||
-        (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER) ||
-        (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) ||
-        (diag != CUBLAS_DIAG_NON_UNIT && diag != CUBLAS_DIAG_UNIT) ||
-        m < 0 || n < 0 || lda < (na > 1 ? na : 1) || ldb < (m > 1 ? m : 1) || !alpha)
+    if (!trsm_args_ok(side, uplo, trans, diag, m, n, lda, ldb, alpha))
         return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
@@ -351,8 +358,12 @@ static cublasStatus_t trsm_batched(const char *fn, cublasHandle_t handle, tfl_dt
     HANDLE(handle);
     if (batch < 0)
         return CUBLAS_STATUS_INVALID_VALUE;
+    if (!trsm_args_ok(side, uplo, trans, diag, m, n, lda, ldb, alpha))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    /* an empty batch (PyTorch passes one for a 0 x n x n input) reads no
+     * pointer array, as cuBLAS */
     if (batch == 0 || m == 0 || n == 0)
-        return trsm(fn, handle, t, side, uplo, trans, diag, m, n, alpha, NULL, lda, NULL, ldb);
+        return CUBLAS_STATUS_SUCCESS;
     size_t pb = (size_t)batch * sizeof(void *);
     TRY(tfl_cublas_check_vector(A, 1, 1, pb, fn, "A array"));
     TRY(tfl_cublas_check_vector(B, 1, 1, pb, fn, "B array"));

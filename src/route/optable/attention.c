@@ -336,7 +336,7 @@ static tfl_status validate(const tfl_attention_op *op, char *err, size_t errlen)
              in_bounds(&op->grad_v, "grad_value", B, H, N, Dv, es, err, errlen) &&
              (!op->grad_bias.ptr ||
               in_bounds(&op->grad_bias, "grad_bias", B, H, M, N, es, err, errlen));
-    return ok ? TFL_OK : TFL_ERR_DEVICE;
+    return ok ? TFL_OK : TFL_ERR_INVALID;
 }
 
 static tfl_status run_op(const tfl_kcall *call, tfl_attention_op *a, char *err,

@@ -324,7 +324,7 @@ tfl_status tfl_attn_flash_run(const tfl_kcall *call, void *cookie, char *err, si
         uint64_t *rs = rptr(s, P_RNG_STATE);
         if (!tfl_mem_check_range(rs, 16, NULL)) {
             snprintf(err, errlen, "flash attention: rng_state %p is not device memory", (void *)rs);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
         tfl_status st = tfl_attn_route(call, &a, err, errlen);
         if (st == TFL_OK) {

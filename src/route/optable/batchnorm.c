@@ -446,7 +446,7 @@ static tfl_status finish(const tfl_kcall *c, tfl_op *op, int bad, char *err, siz
         snprintf(err, errlen, "%s: an operand (%lld x %lld x %lld) is not in device memory",
                  op->name, (long long)op->u.batchnorm.n, (long long)op->u.batchnorm.c,
                  (long long)op->u.batchnorm.l);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)

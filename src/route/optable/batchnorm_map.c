@@ -478,7 +478,7 @@ tfl_status tfl_bn_map_run(const tfl_kcall *c, const bn_kernel *k, char *err, siz
     }
     if (!map_ranges_ok(o)) {
         snprintf(err, errlen, "%s: an operand (%d elements) is not in device memory", op.name, (int)N);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status s = tfl_route_op(&op, c->stream);
     if (s != TFL_OK && s != TFL_ERR_UNSUPPORTED)

@@ -264,7 +264,7 @@ static tfl_status cv_run3(const tfl_kcall *c, int kind, tfl_op *op, char *err, s
     if (!tfl_kdev_ok(cv->x.data, ex) || !tfl_kdev_ok(cv->w.data, ew) || !tfl_kdev_ok(cv->y.data, ey) ||
         (cv->bias && !tfl_kdev_ok(cv->bias, (size_t)cv->w.dims[0] * es))) {
         snprintf(err, errlen, "%s: operand outside device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
@@ -361,7 +361,7 @@ static tfl_status cv_run(const tfl_kcall *c, void *cookie, char *err, size_t err
         !tfl_kdev_ok(pw, (size_t)outC * kH * kW * es) ||
         (bias && !tfl_kdev_ok(bias, (size_t)outC * es))) {
         snprintf(err, errlen, "%s: operand outside device memory", op.name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)

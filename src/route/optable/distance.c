@@ -233,7 +233,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
              (!d->dist || tfl_kdev_ok(d->dist, (size_t)(nout / d->m / (k->kind == TFL_DIST_PDIST_BACKWARD ? 2 : 1)) * es));
     if (!ok) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)

@@ -242,7 +242,7 @@ static tfl_status check_ranges(const tfl_elementwise_op *op, char *err, size_t e
         if (!tfl_mem_check_range(base, n, NULL)) {
             snprintf(err, errlen, "elementwise %s: operand %d [%p, +%zu) is not device memory",
                      tfl_ew_code_name(op->code), k, (const void *)base, n);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     }
     return TFL_OK;

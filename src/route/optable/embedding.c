@@ -293,7 +293,7 @@ static tfl_status run_bag(const tfl_kcall *c, const ecookie *k, char *err, size_
             (b->psw && b->num_indices &&
              !in_mem(b->psw, ((b->num_indices - 1) * b->psw_stride + 1) * esz))) {
             snprintf(err, errlen, "embedding_bag backward: an operand is not in device memory");
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     } else if (bk == BAG_PSW_BWD) {
         /* (grad, gs0, gs1, weight, ws0, ws1, indices, offset2bag,
@@ -340,7 +340,7 @@ static tfl_status run_bag(const tfl_kcall *c, const ecookie *k, char *err, size_
             !in_mem(b->offset2bag, b->num_indices * isz) ||
             !in_mem(b->out, b->num_indices * esz) || b->num_bags < 0 || e->weight_rows < 0) {
             snprintf(err, errlen, "embedding_bag backward: an operand is not in device memory");
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     } else if (bk == BAG_BWD_MAX) {
         op.name = "embedding_bag_backward_max";
@@ -360,7 +360,7 @@ static tfl_status run_bag(const tfl_kcall *c, const ecookie *k, char *err, size_
             !in_mem(b->grad, b->num_bags * b->features * esz) ||
             !in_mem(b->grad_weight, numel * esz)) {
             snprintf(err, errlen, "embedding_bag backward: an operand is not in device memory");
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     } else {
         op.name = "embedding_bag";
@@ -414,7 +414,7 @@ static tfl_status run_bag(const tfl_kcall *c, const ecookie *k, char *err, size_
             (b->psw && b->num_indices &&
              !in_mem(b->psw, ((b->num_indices - 1) * b->psw_stride + 1) * esz))) {
             snprintf(err, errlen, "embedding_bag: an operand is not in device memory");
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     }
 #undef IDX
@@ -459,13 +459,13 @@ static tfl_status run_renorm(const tfl_kcall *c, const ecookie *k, char *err, si
     const int64_t esz = (int64_t)tfl_dtype_size(dt);
     if (!in_mem(e->indices, e->n * isz) || !in_mem(r->num_unique, 8)) {
         snprintf(err, errlen, "embedding_renorm: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     e->weight_rows = rows_strided(r->weight, r->ws0 * esz,
                                   ((r->features - 1) * r->ws1 + 1) * esz);
     if (e->weight_rows < 0) {
         snprintf(err, errlen, "embedding_renorm: the weight is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     if (e->weight_rows > num_rows)          /* 2.13+ asserts index < num_rows */
         e->weight_rows = num_rows;
@@ -495,7 +495,7 @@ static tfl_status run_wrap(const tfl_kcall *c, const ecookie *k, char *err, size
     const int64_t isz = k->it == TFL_DT_I64 ? 8 : 4;
     if (!in_mem(e->indices, e->n * isz) || !in_mem(e->wrapped, e->n * isz)) {
         snprintf(err, errlen, "embedding_renorm_wrap: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st == TFL_ERR_DEVICE)
@@ -541,7 +541,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
         !tfl_mem_check_range(e->grad, (size_t)(e->n * row), NULL) ||
         !tfl_mem_lookup(e->grad_weight, &gw)) {
         snprintf(err, errlen, "embedding backward: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     /* The kernel is not told the weight's row count: the rows the
      * allocation holds bound it (an index past them would fault). */

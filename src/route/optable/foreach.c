@@ -624,7 +624,7 @@ static void *rd_ptr(const void *p) { void *v; memcpy(&v, p, sizeof v); return v;
 static tfl_status bad_range(const void *p, size_t n, const char *what, char *err, size_t errlen)
 {
     snprintf(err, errlen, "foreach: %s at %p (+%zu bytes) is not device memory", what, p, n);
-    return TFL_ERR_DEVICE;
+    return TFL_ERR_INVALID;
 }
 
 /* offsets[from .. from + n] (2.15's norm kernels): device int64s, read

@@ -138,7 +138,7 @@ tfl_status idx_run_advanced(const tfl_kcall *c, const index_kernel *k, tfl_op *o
         ok = idx_range_ok(x->u.advanced.index_ptrs[i], idx_iter_span(it, 2, 8));
     if (!ok) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;
@@ -206,7 +206,7 @@ tfl_status idx_run_copy_fill(const tfl_kcall *c, const index_kernel *k, tfl_op *
         (k->kind == K_INDEX_COPY && !idx_range_ok(x->u.scatter_gather.src, idx_iter_span(it, 1, es))) ||
         !idx_range_ok(x->u.scatter_gather.index, idx_iter_span(it, 2, 8))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;
@@ -242,7 +242,7 @@ tfl_status idx_run_flip(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
     if (!idx_range_ok((const char *)x->u.advanced.out + lo0, hi0 - lo0) ||
         !idx_range_ok((const char *)x->u.advanced.in + lo1, hi1 - lo1)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

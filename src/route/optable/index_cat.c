@@ -149,7 +149,7 @@ tfl_status idx_run_cat(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
         const char *ob0 = (const char *)x->u.cat.out + in->offset * x->u.cat.dim_stride * (int64_t)es;
         if (!idx_range_ok(in->data, ib) || !idx_range_ok(ob0, ob)) {
             snprintf(err, errlen, "cat: input %d or its output slab is not in device memory", i);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     }
     *route = 1;

@@ -78,7 +78,7 @@ tfl_status idx_run_put_sorted(const tfl_kcall *c, const index_kernel *k, tfl_op 
         !idx_range_ok(x->u.put_sorted.grad, outer * n * L * es) ||
         !tfl_mem_lookup(x->u.put_sorted.weight, &wa)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     /* the kernel is not told the weight's extent: its allocation bounds it */
     x->u.put_sorted.weight_bytes = (int64_t)((const char *)wa.base + wa.size -

@@ -160,7 +160,7 @@ tfl_status idx_run_range(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
         return TFL_OK;
     if (!idx_range_ok(x->u.range.out, x->u.range.n * (int64_t)x->elem_size)) {
         snprintf(err, errlen, "%s: the output is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

@@ -159,7 +159,7 @@ tfl_status idx_run_scatter_gather(const tfl_kcall *c, const index_kernel *k, tfl
     if (!idx_range_ok(x->u.scatter_gather.self, self_b) || !idx_range_ok(x->u.scatter_gather.src, src_b) ||
         !idx_range_ok(x->u.scatter_gather.index, idx_iter_span(it, 2, isz))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

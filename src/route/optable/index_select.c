@@ -181,7 +181,7 @@ tfl_status idx_run_gather(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
         !idx_range_ok(x->u.gather_rows.out, (n - 1) * x->u.gather_rows.out_stride + rb) ||
         (rows > 0 && !idx_range_ok(x->u.gather_rows.in, (rows - 1) * x->u.gather_rows.in_stride + rb))) {
         snprintf(err, errlen, "index_select: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;   /* go on: route it */
@@ -230,7 +230,7 @@ tfl_status idx_run_scatter_add_rows(const tfl_kcall *c, const index_kernel *k, t
         !idx_range_ok(src->data, idx_span_bytes(2, src->sizes, src->strides, (size_t)es)) ||
         !idx_range_ok(ix->data, n * (k->index_dtype == TFL_DT_I64 ? 8 : 4))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;
@@ -301,7 +301,7 @@ tfl_status idx_run_select(const tfl_kcall *c, const index_kernel *k, tfl_op *op,
         !idx_range_ok(ix->data, idx_span_bytes(ix->ndim, ix->sizes, ix->strides,
                                        k->index_dtype == TFL_DT_I64 ? 8 : 4))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

@@ -60,7 +60,7 @@ tfl_status idx_run_triangle(const tfl_kcall *c, const index_kernel *k, tfl_op *o
     if (!idx_range_ok(d->data, idx_span_bytes(d->ndim, d->sizes, d->strides, es)) ||
         !idx_range_ok(s->data, idx_span_bytes(s->ndim, s->sizes, s->strides, es))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

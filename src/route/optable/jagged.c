@@ -135,7 +135,7 @@ static tfl_status decode_split(const tfl_kcall *c, tfl_shape_op *s)
         slots(p[3], p[4]) != (int64_t)c->grid[0] || g->num_chunks < 0 || g->src_stride < 0)
         return TFL_ERR_UNSUPPORTED;
     if (!tfl_kdev_ok(p[0], (size_t)(3 * g->nsplit) * 8))
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     g->dst_addrs = p[0];
     g->src_addrs = p[1];
     g->chunk_bytes = p[2];
@@ -181,7 +181,7 @@ static tfl_status decode_chunk_cat(const tfl_kcall *c, int cast, tfl_shape_op *s
     /* the seven arrays end where nblocks[T] does */
     if (!tfl_kdev_ok(a[0], (uintptr_t)a[6] - (uintptr_t)a[0] + (size_t)T * 8) ||
         !tfl_kdev_ok(g->dst, (size_t)dst_bytes))
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     return TFL_OK;
 }
 
@@ -194,7 +194,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     s->kind = kind == JK_SPLIT ? TFL_SHAPE_SPLIT_COPY : TFL_SHAPE_CHUNK_CAT;
     tfl_status st = kind == JK_SPLIT ? decode_split(c, s)
                                     : decode_chunk_cat(c, JK_CAST(cookie), s);
-    if (st == TFL_ERR_DEVICE)
+    if (st == TFL_ERR_INVALID)
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
     if (st != TFL_OK)
         return st;

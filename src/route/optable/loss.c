@@ -301,7 +301,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         l->total_weight = ARG(void *, 1);
         if (!tfl_kdev_ok(l->output, es) || !tfl_kdev_ok(l->total_weight, es)) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
         return tfl_route_op(&op, call->stream);
     case S_FWD: case S_BWD: {
@@ -418,7 +418,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
                  (l->reduction == TFL_LOSS_REDUCE_NONE || tfl_kdev_ok(l->total_weight, es));
         if (!ok) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     }
     tfl_status st = tfl_route_op(&op, call->stream);

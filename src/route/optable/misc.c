@@ -204,7 +204,7 @@ static tfl_status run_unique_bool(const tfl_kcall *c, int which, char *err, size
         return TFL_ERR_UNSUPPORTED;
     if (!ok || !tfl_mem_check_range(u->num_true, 4, NULL)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
@@ -241,7 +241,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     if ((s->n && !tfl_mem_check_range(s->src, (size_t)s->n, NULL)) ||
         !tfl_mem_check_range(s->total, (size_t)outs * 4, NULL)) {
         snprintf(err, errlen, "count_true: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)

@@ -270,7 +270,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     if (!ok) {
         snprintf(err, errlen, "%s: an operand (%lld x %lld) is not in device memory",
                  op.name, (long long)M, (long long)N);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)

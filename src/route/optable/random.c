@@ -601,7 +601,7 @@ static tfl_status unpack_philox(const unsigned char *st, uint64_t *seed, uint64_
     if (!tfl_mem_check_range(ps, 8, NULL) || !tfl_mem_check_range(po, 8, NULL)) {
         snprintf(err, errlen, "random: captured Philox seed/offset pointer %p/%p is not device memory",
                  ps, po);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *seed = rd_u64(ps);
     *offset = rd_u64(po) + rd_u64(st + 16);
@@ -627,7 +627,7 @@ static tfl_status check_view(const tfl_random_view *v, int64_t numel, size_t esz
     if (!v->data || !tfl_mem_check_range(base, (size_t)(hi - lo) + esz, NULL)) {
         snprintf(err, errlen, "random: %s range at %p (+%lld bytes) is not device memory",
                  what, (const void *)base, (long long)(hi - lo + (int64_t)esz));
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }

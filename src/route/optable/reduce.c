@@ -443,7 +443,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
             !tfl_kdev_ok(dst0, (size_t)ext_out + osz) ||
             (r->out2 && !tfl_kdev_ok(r->out2, (size_t)ext_out / osz * o2sz + o2sz))) {
             snprintf(err, errlen, "reduce %s: operand outside device memory", ki->op_name);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     }
     tfl_status st = tfl_route_op(&op, call->stream);

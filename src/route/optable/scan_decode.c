@@ -27,7 +27,7 @@ static tfl_status route(tfl_op *op, const tfl_kcall *c, char *err, size_t errlen
 static tfl_status bad_range(const char *what, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s: an operand is not in device memory", what);
-    return TFL_ERR_DEVICE;
+    return TFL_ERR_INVALID;
 }
 
 /* tensor_kernel_scan_{outer,innermost}_dim[_with_indices] */

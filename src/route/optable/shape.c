@@ -291,7 +291,7 @@ static tfl_status run_im2col(const tfl_kcall *c, int kind, tfl_dtype dt, char *e
     if (!tfl_kdev_ok(g->im, (size_t)(last * g->im_batch_stride + im_n) * es) ||
         !tfl_kdev_ok(g->col, (size_t)(last * g->col_batch_stride + col_n) * es)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
@@ -321,7 +321,7 @@ static tfl_status run_triangle(const tfl_kcall *c, int kind, tfl_dtype dt, char 
         return TFL_ERR_UNSUPPORTED;
     if (!tfl_kdev_ok(g->out, (size_t)(2 * g->n) * tfl_dtype_size(dt))) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)
@@ -426,7 +426,7 @@ static tfl_status run(const tfl_kcall *c, void *cookie, char *err, size_t errlen
     if (!view_ok(s->x, s->x_size, s->x_stride, es, s->batch0 + gz, s->plane0 + gy) ||
         !view_ok(s->y, s->y_size, s->y_stride, es, s->batch0 + gz, s->plane0 + gy)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", op.name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     tfl_status st = tfl_route_op(&op, c->stream);
     if (st != TFL_OK && st != TFL_ERR_UNSUPPORTED)

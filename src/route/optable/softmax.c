@@ -262,7 +262,7 @@ static tfl_status run(const tfl_kcall *call, void *cookie, char *err, size_t err
         if (!tfl_kdev_ok(s->in, n * tfl_dtype_size(s->in_dtype)) || !tfl_kdev_ok(s->out, n * tfl_dtype_size(s->out_dtype)) ||
             (s->backward && !tfl_kdev_ok(s->grad, n * tfl_dtype_size(s->in_dtype)))) {
             snprintf(err, errlen, "%s: operand outside device memory", c->name);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
     }
     tfl_status st = tfl_route_op(&op, call->stream);

@@ -224,7 +224,7 @@ static tfl_status radix_op(const sort_kernel *k, tfl_op *op, int *route,
         (k->value_size && (!tfl_kdev_ok(s->u.radix.values_in, vb) ||
                            !tfl_kdev_ok(s->u.radix.values_out, vb)))) {
         snprintf(err, errlen, "%s: keys or values are not in device memory", k->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     if (!k->value_size) {
         s->u.radix.values_in = NULL;

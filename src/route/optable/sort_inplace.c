@@ -203,7 +203,7 @@ static tfl_status run_kv(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, i
     if (!tfl_kdev_ok(s->u.slices.keys, (size_t)((kmax + 1) * ks)) ||
         !tfl_kdev_ok(s->u.slices.values, (size_t)((vmax + 1) * 8))) {
         snprintf(err, errlen, "%s: keys or indices are not in device memory", k->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;
@@ -224,7 +224,7 @@ static tfl_status run_fill(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         return TFL_ERR_UNSUPPORTED;
     if (!tfl_kdev_ok(s->u.fill.out, (size_t)s->u.fill.n * 8)) {
         snprintf(err, errlen, "%s: output is not in device memory", k->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;
@@ -249,7 +249,7 @@ static tfl_status run_postprocess(const tfl_kcall *c, const sort_kernel *k, tfl_
         !tfl_kdev_ok(s->u.gather.out, (size_t)n * k->value_size) ||
         !tfl_kdev_ok(s->u.gather.index, (size_t)n * 8) || !tfl_kdev_ok(s->u.gather.pairs, (size_t)n * 8)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", k->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;
@@ -278,7 +278,7 @@ static tfl_status run_ties(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         memcpy(&po, ph + 8, 8);
         if (!tfl_kdev_ok(ps, 8) || !tfl_kdev_ok(po, 8)) {
             snprintf(err, errlen, "%s: captured Philox seed/offset is not device memory", k->name);
-            return TFL_ERR_DEVICE;
+            return TFL_ERR_INVALID;
         }
         uint64_t intra;
         memcpy(&s->u.shuffle.seed, ps, 8);
@@ -295,7 +295,7 @@ static tfl_status run_ties(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
     if (!tfl_kdev_ok(s->u.shuffle.keys, (size_t)n * (wide ? 8 : 4)) ||
         !tfl_kdev_ok(s->u.shuffle.data, (size_t)n * k->value_size)) {
         snprintf(err, errlen, "%s: keys or data are not in device memory", k->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

@@ -306,7 +306,7 @@ tfl_status sort_run_select(const tfl_kcall *c, const sort_kernel *k, tfl_op *op,
         !tfl_kdev_ok(s->u.select.indices.data, (size_t)(view_span(&s->u.select.indices) + 1 +
                                                         out_reach(s, s->u.select.index_stride)) * 8)) {
         snprintf(err, errlen, "%s: an operand is not in device memory", k->name);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     *route = 1;
     return TFL_OK;

@@ -427,7 +427,7 @@ static int ok_range(const void *p, int64_t n, size_t es)
 }
 
 #define DEV_FAIL(what) do { snprintf(err, errlen, "%s: %s is not in device memory", k->name, what); \
-                            return TFL_ERR_DEVICE; } while (0)
+                            return TFL_ERR_INVALID; } while (0)
 
 static tfl_status run_emb(const tfl_kcall *c, const sort_kernel *k, tfl_op *op, int *route,
                           char *err, size_t errlen)

@@ -308,7 +308,7 @@ tfl_status sp_check_ranges(const tfl_spatial_op *s, char *err, size_t errlen)
                  "(n=%lld c=%lld in %lldx%lld out %lldx%lld)", (long long)s->n,
                  (long long)s->c, (long long)s->in_h, (long long)s->in_w,
                  (long long)s->out_h, (long long)s->out_w);
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }
@@ -342,7 +342,7 @@ static tfl_status decode_roll(const tfl_kcall *c, const spatial_kernel *k, tfl_s
     int64_t bytes = N * (int64_t)k->elem_size;
     if (!range_ok(s->in, bytes) || !range_ok(s->out, bytes)) {
         snprintf(err, errlen, "roll: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }

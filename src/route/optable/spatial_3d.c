@@ -203,7 +203,7 @@ static tfl_status decode_maxpool3d(const tfl_kcall *c, const spatial_kernel *k,
     size_t es = tfl_dtype_size(s->dtype);
     if (!dev_ok(s->in, nin, es) || !dev_ok(s->out, nout, es) || !dev_ok(s->indices, nout, 8)) {
         snprintf(err, errlen, "max_pool3d: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }
@@ -347,7 +347,7 @@ static tfl_status decode_avgpool3d(const tfl_kcall *c, const spatial_kernel *k,
     }
     if (!tfl_kdev_ok(s->in, (size_t)bi) || !tfl_kdev_ok(s->out, (size_t)bo)) {
         snprintf(err, errlen, "avg_pool3d: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }
@@ -420,7 +420,7 @@ static tfl_status decode_trilinear(const tfl_kcall *c, const spatial_kernel *k,
     }
     if (!tfl_kdev_ok(s->in, (size_t)bi) || !tfl_kdev_ok(s->out, (size_t)bo)) {
         snprintf(err, errlen, "upsample_trilinear3d: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }
@@ -480,7 +480,7 @@ static tfl_status decode_nearest3d(const tfl_kcall *c, const spatial_kernel *k,
     size_t es = tfl_dtype_size(s->dtype);
     if (!dev_ok(s->in, nin, es) || !dev_ok(s->out, nout, es)) {
         snprintf(err, errlen, "upsample_nearest3d: an operand is not in device memory");
-        return TFL_ERR_DEVICE;
+        return TFL_ERR_INVALID;
     }
     return TFL_OK;
 }
