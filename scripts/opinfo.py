@@ -225,6 +225,9 @@ class Worker:
 
     def test_op(self, key):
         op = self.ops[key]
+        # the samples are random tensors: seeded per op, as PyTorch's test
+        # framework does, so every run (and every worker) sees the same ones
+        self.torch.manual_seed(0)
         try:
             runs = self.cpu_runs(op)
             # an op is random if any sample's output depends on the seed
